@@ -1,0 +1,126 @@
+"""Diagnostics: every problem as `path:line: CODE message` (spec §3.5).
+
+The core only collects these; hosts decide how to print them and which exit code follows.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterable
+
+ERROR = "error"
+WARNING = "warning"
+
+#: code -> one-line meaning (spec §3.5); the first letter gives the severity.
+CODES = {
+    "E101": "bytes are not valid UTF-8",
+    "E102": "empty or whitespace-only file",
+    "W103": "byte-order mark present (stripped)",
+    "E104": "NUL, lone CR or other control character",
+    "E105": "front matter unterminated, invalid, not a map, or duplicate key",
+    "E106": "unknown front matter key",
+    "E107": "front matter conflicts with the body",
+    "E201": "no title line",
+    "E202": "id violates the id rules (spec §3.1)",
+    "E203": "id does not match the file path",
+    "E204": "same id in two files",
+    "E205": "malformed status line",
+    "W206": "missing status line (IN assumed)",
+    "W207": "STALE status (read as OUT, retracted)",
+    "W208": "timestamp is not ISO-8601",
+    "E209": "no claim text",
+    "E301": "unknown section heading",
+    "E302": "section repeated",
+    "E303": "unknown justification type",
+    "E304": "unparseable line in Justifications",
+    "E305": "item outside an Antecedents or Unless block",
+    "W306": "justification with no antecedents and no outlist (always valid)",
+    "W307": "id repeated in one list",
+    "W308": "same id in antecedents and outlist (never valid)",
+    "W309": "empty Antecedents or Unless block",
+    "W310": "unrecognised line in a derived section",
+    "W401": "antecedent or outlist id not in the network",
+    "W402": "dependent or challenge id not in the network",
+    "W403": "self-antecedent (ignored)",
+    "E404": "belief in its own outlist (never valid)",
+    "W405": "positive cycle (least fixpoint)",
+    "W406": "cycle through an outlist (declared values kept)",
+    "W501": "declared status differs from computed",
+    "W502": "OUT with a valid justification and no retraction marker (pinned)",
+    "W503": "stale derived content",
+    "W504": "inconsistent metadata cross-references",
+    "W505": "retraction residue on an IN belief",
+    "W506": "nogood with all its beliefs IN",
+    "E601": "network.json not parseable",
+    "E602": "bad id, truth value or field type in network.json",
+    "W603": "meta.node_count mismatch",
+    "W604": "unknown key (kept verbatim)",
+    "W605": "nogood names a missing belief",
+    "W606": "stray file in the beliefs folder",
+    "W701": "beliefs.md is a lossy format: this information was not recorded",
+    "E702": "beliefs.md line not understood",
+    "E801": "output file exists (use --force)",
+    "E802": "configuration problem",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem in the input, located at `path:line`."""
+
+    path: str
+    line: int
+    code: str
+    message: str
+    hint: str = ""
+
+    @property
+    def severity(self) -> str:
+        """`error` for E codes, `warning` for W codes."""
+        return ERROR if self.code.startswith("E") else WARNING
+
+    def sort_key(self) -> tuple:
+        """Order by file, then line, then code."""
+        return (self.path, self.line, self.code, self.message)
+
+    def text(self) -> str:
+        """`path:line: CODE message` (plus an indented hint)."""
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        out = f"{where}: {self.code} {self.message}"
+        return out + (f"\n    hint: {self.hint}" if self.hint else "")
+
+
+def has_errors(diagnostics: Iterable[Diagnostic], strict: bool = False) -> bool:
+    """True when any error (or, with strict, any warning) is present."""
+    return any(strict or d.severity == ERROR for d in diagnostics)
+
+
+def _github_escape(value: str, prop: bool = False) -> str:
+    # Workflow-command escaping rules (actions/toolkit `command.ts`).
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value
+
+
+def format_github(d: Diagnostic) -> str:
+    """A GitHub Actions annotation: `::error file=…,line=…::…`."""
+    props = f"file={_github_escape(d.path, True)}"
+    if d.line:
+        props += f",line={d.line}"
+    props += f",title={d.code}"
+    message = d.message + (f" (hint: {d.hint})" if d.hint else "")
+    return f"::{d.severity} {props}::{_github_escape(d.code + ' ' + message)}"
+
+
+def format_all(diagnostics: Iterable[Diagnostic], fmt: str) -> str:
+    """Render diagnostics as `text`, `json` or `github`."""
+    items = sorted(diagnostics, key=Diagnostic.sort_key)
+    if fmt == "json":
+        return json.dumps(
+            [{"path": d.path, "line": d.line, "code": d.code, "severity": d.severity,
+              "message": d.message, "hint": d.hint} for d in items],
+            indent=2, ensure_ascii=False)
+    render = format_github if fmt == "github" else Diagnostic.text
+    return "\n".join(render(d) for d in items)

@@ -1,0 +1,243 @@
+"""Evaluate: a Network -> truth values, depth, dependents and trace, once per build.
+
+Spec §1.7 and §3.4. Everything is iterative (networkx condensation and topological
+order), so a 100,000-belief chain never meets the recursion limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import networkx as nx
+
+from ..diagnostics import Diagnostic
+from ..model import IN, OUT, Belief, Network
+from .truth import evaluate_component, is_retracted, justification_valid, references, supporting
+
+__all__ = ["Evaluation", "Dependent", "evaluate", "DEFAULT_LIMIT"]
+
+DEFAULT_LIMIT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Dependent:
+    """A belief that cites another, through justification `index` in `role`."""
+
+    id: str
+    index: int
+    label: str
+    role: str
+    """`antecedent` or `outlist`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """Everything computed from a network; later stages read it, never change it."""
+
+    network: Network
+    status: Mapping[str, str]
+    """Computed IN/OUT of every belief."""
+    pinned: frozenset[str]
+    """Beliefs held OUT by retraction (premises OUT, retracted derived, W502)."""
+    supporting: Mapping[str, int | None]
+    depth: Mapping[str, int]
+    dependents: Mapping[str, tuple[Dependent, ...]]
+    trace: Mapping[str, tuple[str, ...]]
+    """Premises each belief rests on, first-visit order, at most limit+1 entries."""
+    component: Mapping[str, int]
+    """Topological index of each belief's strongly connected component."""
+    members: Mapping[int, tuple[str, ...]]
+    """Members of each component with more than one belief."""
+    outlist_cycle: frozenset[int]
+    """Components containing an outlist edge (W406)."""
+    limit: int
+    diagnostics: tuple[Diagnostic, ...] = field(default=())
+
+    def value(self, belief_id: str) -> str:
+        """Computed value (OUT for unknown ids)."""
+        return self.status.get(belief_id, OUT)
+
+    def is_pinned(self, belief_id: str) -> bool:
+        """True when retraction holds the belief OUT."""
+        return belief_id in self.pinned
+
+
+def _graph(beliefs: Mapping[str, Belief]) -> nx.DiGraph:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(beliefs)
+    for belief in beliefs.values():
+        for ref, _, role in references(belief):
+            if ref in beliefs:
+                if graph.has_edge(ref, belief.id):
+                    graph[ref][belief.id]["out"] |= role == "outlist"
+                else:
+                    graph.add_edge(ref, belief.id, out=role == "outlist")
+    return graph
+
+
+def evaluate(network: Network, limit: int = DEFAULT_LIMIT) -> Evaluation:
+    """Network -> Evaluation (truth values, depth, dependents, trace, diagnostics)."""
+    beliefs = network.beliefs
+    found: list[Diagnostic] = []
+    graph = _graph(beliefs)
+    condensed = nx.condensation(graph)
+    order = list(nx.topological_sort(condensed))
+    pinned = {b.id for b in beliefs.values() if is_retracted(b)}
+    status: dict[str, str] = {}
+    component, members, outlist_cycle = {}, {}, set()
+    for position, node in enumerate(order):
+        group = sorted(condensed.nodes[node]["members"])
+        for m in group:
+            component[m] = position
+        has_out = len(group) > 1 and any(
+            graph[u][v]["out"] for u in group for v in graph.successors(u) if v in group)
+        if len(group) > 1:
+            members[position] = tuple(group)
+            _cycle_diagnostic(beliefs, group, has_out, found)
+            if has_out:
+                outlist_cycle.add(position)
+        values = evaluate_component(group, beliefs, status.__getitem__, pinned.__contains__, has_out)
+        if network.from_json and len(group) == 1:
+            values = _pin_w502(beliefs[group[0]], values, found, pinned)
+        status.update(values)
+    support = {b.id: (supporting(b, status.__getitem__, beliefs)
+                      if status[b.id] == IN and not b.is_premise else None)
+               for b in beliefs.values()}
+    _status_diagnostics(network, status, found)
+    dependents = _dependents(beliefs)
+    depth = _depth(beliefs, order, condensed, component)
+    trace = _trace(beliefs, order, condensed, limit)
+    return Evaluation(network, status, frozenset(pinned), support, depth, dependents, trace,
+                      component, members, frozenset(outlist_cycle), limit, tuple(found))
+
+
+def _pin_w502(belief: Belief, values: dict[str, str], found: list, pinned: set) -> dict[str, str]:
+    """network.json: stored OUT, unmarked, yet valid -> treated as retracted (§3.4)."""
+    if belief.is_premise or belief.declared != OUT or belief.id in pinned or values[belief.id] != IN:
+        return values
+    pinned.add(belief.id)
+    found.append(Diagnostic(belief.path, belief.line, "W502",
+                            f"{belief.id!r} is stored OUT with a valid justification and no "
+                            "retraction marker: treated as retracted",
+                            "the importer writes 'retracted: true' for it"))
+    return {belief.id: OUT}
+
+
+def _cycle_diagnostic(beliefs, group, has_out, found) -> None:
+    first = beliefs[group[0]]
+    shown = ", ".join(group[:8]) + (f" and {len(group) - 8} more" if len(group) > 8 else "")
+    if has_out:
+        found.append(Diagnostic(first.path, first.line, "W406",
+                                f"cycle through an outlist among {shown}: declared values kept"))
+    else:
+        found.append(Diagnostic(first.path, first.line, "W405",
+                                f"positive cycle among {shown}: only what is supported from "
+                                "outside the cycle is IN (least fixpoint)"))
+
+
+def _status_diagnostics(network: Network, status: Mapping[str, str], found: list) -> None:
+    """W401, W403, E404, W501, W505, W605, W506."""
+    beliefs = network.beliefs
+    for belief in beliefs.values():
+        _reference_diagnostics(belief, beliefs, found)
+        computed = status[belief.id]
+        if not belief.is_premise and belief.declared != computed:
+            found.append(Diagnostic(belief.path, belief.line, "W501",
+                                    f"{belief.id!r} is declared {belief.declared} but computes "
+                                    f"{computed}", "run `belief-site fmt` to refresh it"))
+        if computed == IN and (belief.retract_reason or belief.retracted_at):
+            found.append(Diagnostic(belief.path, belief.line, "W505",
+                                    f"{belief.id!r} is IN but keeps retraction residue "
+                                    "(retract_reason or retracted_at)"))
+    for nogood in network.nogoods:
+        missing = [n for n in nogood.nodes if n not in beliefs]
+        if missing:
+            found.append(Diagnostic("_project.yaml", 0, "W605",
+                                    f"nogood {nogood.id} names missing beliefs: {', '.join(missing)}"))
+        if nogood.nodes and all(status.get(n) == IN for n in nogood.nodes):
+            found.append(Diagnostic("_project.yaml", 0, "W506",
+                                    f"nogood {nogood.id}: all of its beliefs are IN"))
+
+
+def _reference_diagnostics(belief: Belief, beliefs: Mapping[str, Belief], found: list) -> None:
+    for index, j in enumerate(belief.justifications):
+        lines = j.ante_lines + j.out_lines
+        refs = j.antecedents + j.outlist
+        for k, ref in enumerate(refs):
+            line = lines[k] if k < len(lines) else (j.line or belief.line)
+            role = "antecedent" if k < len(j.antecedents) else "outlist member"
+            if ref == belief.id:
+                code = "W403" if role == "antecedent" else "E404"
+                what = ("self-antecedent (ignored)" if code == "W403"
+                        else "belief in its own outlist: this justification is never valid")
+                found.append(Diagnostic(belief.path, line, code, f"{belief.id!r}: {what}"))
+            elif ref not in beliefs:
+                tags = j.ante_tags + j.out_tags
+                tag = tags[k] if k < len(tags) else None
+                assumed = (f"assumed {tag} from its tag" if tag in (IN, OUT) else
+                           "treated as OUT" if role == "antecedent" else "does not block")
+                found.append(Diagnostic(belief.path, line, "W401",
+                                        f"{role} {ref!r} of justification {index + 1} is not in "
+                                        f"the network: {assumed}"))
+
+
+def _dependents(beliefs: Mapping[str, Belief]) -> dict[str, tuple]:
+    out: dict[str, set] = {b: set() for b in beliefs}
+    for belief in beliefs.values():
+        for ref, index, role in references(belief):
+            if ref in out:
+                out[ref].add(Dependent(belief.id, index, belief.justifications[index].label, role))
+    return {k: tuple(sorted(v, key=lambda d: (d.id, d.index, d.role))) for k, v in out.items()}
+
+
+def _depth(beliefs, order, condensed, component) -> dict[str, int]:
+    """§1.5: premise 0; derived 1 + max antecedent depth (outlists, self, missing ignored)."""
+    depth: dict[str, int] = {}
+    for position, node in enumerate(order):
+        group = condensed.nodes[node]["members"]
+        best, derived = 0, False
+        for m in group:
+            belief = beliefs[m]
+            derived |= not belief.is_premise
+            for j in belief.justifications:
+                for a in j.antecedents:
+                    if a in beliefs and component[a] != position:
+                        best = max(best, depth[a])
+        for m in group:
+            depth[m] = best + 1 if derived else 0
+    return depth
+
+
+def _trace(beliefs, order, condensed, limit: int) -> dict[str, tuple[str, ...]]:
+    """Premises per belief (§1.6), each list capped at limit+1 so the total stays linear."""
+    trace: dict[str, tuple[str, ...]] = {}
+    for node in order:
+        group = condensed.nodes[node]["members"]
+        if len(group) == 1:
+            (m,) = group
+            if beliefs[m].is_premise:
+                trace[m] = (m,)
+                continue
+        sources = [trace[a] for m in sorted(group) for j in beliefs[m].justifications
+                   for a in j.antecedents if a in beliefs and a not in group]
+        result = sources[0] if len(sources) == 1 else _merge(sources, limit + 1)
+        for m in group:
+            trace[m] = result
+    return trace
+
+
+def _merge(sources: list[tuple[str, ...]], cap: int) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for source in sources:
+        for p in source:
+            seen.setdefault(p, None)
+            if len(seen) >= cap:
+                return tuple(seen)
+    return tuple(seen)
+
+
+def explain_valid(evaluation: Evaluation, belief: Belief, index: int) -> bool:
+    """Whether justification `index` of `belief` holds under the computed values."""
+    return justification_valid(belief.id, belief.justifications[index], evaluation.value,
+                               evaluation.network.beliefs)

@@ -1,0 +1,137 @@
+"""Load: read a source (documents folder, network.json or beliefs.md) into decoded text.
+
+Nothing here trusts the files: encoding and byte-level problems become diagnostics
+(E101, E102, W103, E104, W606) and the file is left out; the rest goes on (spec §3.5).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .diagnostics import Diagnostic
+
+DOCUMENTS = "documents"
+NETWORK_JSON = "network.json"
+BELIEFS_MD = "beliefs.md"
+PROJECT_FILE = "_project.yaml"
+
+# C0 controls except TAB and LF (CR is handled first: CRLF -> LF, a lone CR is E104).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """One decoded input file."""
+
+    path: str
+    """Path as shown in diagnostics."""
+    relative: PurePosixPath
+    """Path relative to the source root (documents) or the file name."""
+    text: str
+    """Strict UTF-8, BOM stripped, CRLF turned into LF."""
+    had_bom: bool = False
+    crlf: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """Everything read from one source, ready to parse."""
+
+    root: str
+    kind: str
+    """`documents`, `network.json` or `beliefs.md`."""
+    files: tuple[SourceFile, ...]
+    project: SourceFile | None
+    """`_project.yaml` of a documents folder."""
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def source_kind(path: Path) -> str:
+    """Which reader a source path needs."""
+    if path.is_dir():
+        return DOCUMENTS
+    return BELIEFS_MD if path.suffix.lower() == ".md" else NETWORK_JSON
+
+
+def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic], bool, bool]:
+    """Bytes -> (text or None when excluded, diagnostics, had_bom, had_crlf)."""
+    found: list[Diagnostic] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        found.append(Diagnostic(path, line, "E101",
+                                f"bytes are not valid UTF-8 at byte offset {exc.start}",
+                                "save the file as UTF-8"))
+        return None, found, False, False
+    bom = text.startswith("\ufeff")
+    if bom:
+        text = text[1:]
+        found.append(Diagnostic(path, 1, "W103", "byte-order mark present (stripped)"))
+    crlf = "\r\n" in text
+    text = text.replace("\r\n", "\n")
+    for lineno, line in enumerate(text.split("\n"), 1):
+        match = _CONTROL.search(line) or (re.search("\r", line))
+        if match:
+            char = match.group()
+            what = "lone CR" if char == "\r" else f"control character U+{ord(char):04X}"
+            found.append(Diagnostic(path, lineno, "E104",
+                                    f"{what} at column {match.start() + 1}",
+                                    "remove the character; only TAB and line ends are allowed"))
+            return None, found, bom, crlf
+    if not text.strip():
+        found.append(Diagnostic(path, 1, "E102", "empty or whitespace-only file"))
+        return None, found, bom, crlf
+    return text, found, bom, crlf
+
+
+def _read(path: Path, shown: str, relative: PurePosixPath, found: list[Diagnostic]):
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        found.append(Diagnostic(shown, 0, "E101", f"cannot read file: {exc.strerror}"))
+        return None
+    text, problems, bom, crlf = decode(data, shown)
+    found.extend(problems)
+    return None if text is None else SourceFile(shown, relative, text, bom, crlf)
+
+
+def _walk(root: Path):
+    """Sorted (path, relative) pairs under root, skipping dot-files and dot-folders."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.startswith("."):
+                full = Path(folder) / name
+                yield full, PurePosixPath(full.relative_to(root).as_posix())
+
+
+def load(source: str | Path) -> Sources:
+    """Read a documents folder, a network.json or a beliefs.md; never raises on content."""
+    root = Path(source)
+    shown_root = str(source).rstrip("/") or "."
+    found: list[Diagnostic] = []
+    if not root.exists():
+        found.append(Diagnostic(shown_root, 0, "E802", "source not found",
+                                "pass a documents folder or a network.json"))
+        return Sources(shown_root, DOCUMENTS, (), None, tuple(found))
+    kind = source_kind(root)
+    if kind != DOCUMENTS:
+        one = _read(root, shown_root, PurePosixPath(root.name), found)
+        return Sources(shown_root, kind, (one,) if one else (), None, tuple(found))
+    files, project = [], None
+    for full, relative in _walk(root):
+        shown = f"{shown_root}/{relative}"
+        if str(relative) == PROJECT_FILE:
+            project = _read(full, shown, relative, found)
+        elif relative.suffix == ".md":
+            one = _read(full, shown, relative, found)
+            if one:
+                files.append(one)
+        else:
+            found.append(Diagnostic(shown, 0, "W606", "stray file in the beliefs folder (ignored)",
+                                    "belief documents end in .md; move other files elsewhere"))
+    return Sources(shown_root, DOCUMENTS, tuple(files), project, tuple(found))

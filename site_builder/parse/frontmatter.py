@@ -1,0 +1,91 @@
+"""YAML front matter and `_project.yaml`: JSON-compatible YAML only (spec §3.3).
+
+Timestamps stay strings, duplicate keys and tags/anchors are errors, so what comes in
+is exactly what network.json would carry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader without implicit timestamps, refusing duplicate keys, tags and aliases."""
+
+
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False):
+    seen: set = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+def _compose_node(self, parent, index):
+    if self.check_event(yaml.AliasEvent):
+        raise yaml.composer.ComposerError(
+            None, None, "aliases are not allowed (JSON-compatible YAML only)",
+            self.peek_event().start_mark)
+    event = self.peek_event()
+    anchor = getattr(event, "anchor", None)
+    tag = getattr(event, "tag", None)
+    if anchor:
+        raise yaml.composer.ComposerError(None, None, "anchors are not allowed", event.start_mark)
+    if tag and tag not in ("!", "tag:yaml.org,2002:str") and not tag.startswith("tag:yaml.org,2002:"):
+        raise yaml.composer.ComposerError(None, None, f"tag {tag} is not allowed", event.start_mark)
+    return yaml.composer.Composer.compose_node(self, parent, index)
+
+
+_StrictLoader.compose_node = _compose_node
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+class YamlProblem(Exception):
+    """Invalid YAML, with the 1-based line inside the YAML text."""
+
+    def __init__(self, message: str, line: int):
+        super().__init__(message)
+        self.line = line
+
+
+def load_yaml(text: str) -> Any:
+    """Parse JSON-compatible YAML; raise YamlProblem with a line number."""
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark else 1
+        problem = getattr(exc, "problem", None) or str(exc)
+        return_context = getattr(exc, "context", None)
+        message = f"{return_context}: {problem}" if return_context else str(problem)
+        raise YamlProblem(message, line) from None
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block-style YAML with long lines kept whole and multi-line strings as literals."""
+
+
+def _str_presenter(dumper: yaml.SafeDumper, value: str):
+    # The emitter falls back to a quoted style when a literal block cannot hold the value.
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str_presenter)
+
+
+def dump_yaml(data: Any) -> str:
+    """Serialize to YAML that `load_yaml` reads back identically."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                     default_flow_style=False, width=1 << 30)

@@ -1,0 +1,101 @@
+"""The Justifications section: JBLOCKs with Antecedents and Unless items (spec §3.2)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from ..ids import id_problem
+from ..model import Justification
+from . import grammar as g
+
+if TYPE_CHECKING:
+    from .document import _Reader
+
+
+class _Block:
+    """A justification being read."""
+
+    def __init__(self, line: int, jtype: str, label: str):
+        self.line, self.type, self.label = line, jtype, label
+        self.lists: dict[str, list] = {"ante": [], "out": []}
+        self.current: str | None = None
+        self.headers: dict[str, int] = {}
+
+    def build(self) -> Justification:
+        ante, out = self.lists["ante"], self.lists["out"]
+        return Justification(
+            self.type, tuple(i for i, _, _ in ante), tuple(i for i, _, _ in out), self.label,
+            line=self.line, ante_lines=tuple(n for _, n, _ in ante),
+            out_lines=tuple(n for _, n, _ in out), ante_tags=tuple(t for _, _, t in ante),
+            out_tags=tuple(t for _, _, t in out))
+
+
+def read_justifications(r: _Reader, start: int, end: int):
+    """Lines [start, end) -> (justifications, (count, line) or None)."""
+    from .document import COUNT, ITEM
+
+    blocks: list[_Block] = []
+    count = None
+    for k in range(start, end):
+        line = r.body(k)
+        if not line:
+            continue
+        block = blocks[-1] if blocks else None
+        if g.COUNT.fullmatch(line) and not blocks:
+            r.mark(k, COUNT, g.COUNT.fullmatch(line))
+            count = (int(g.COUNT.fullmatch(line).group("n")), k + 1)
+        elif block and g.ANTE_HEADER.fullmatch(line):
+            _open_list(r, block, "ante", k)
+        elif block and g.UNLESS_HEADER.fullmatch(line):
+            _open_list(r, block, "out", k)
+        elif (item := g.ITEM.fullmatch(line)) and block and block.current and \
+                not id_problem(g.item_id(item)):
+            r.mark(k, ITEM, item)
+            block.lists[block.current].append((g.item_id(item), k + 1, item.group("tag")))
+        elif header := g.JHEADER.fullmatch(line):
+            blocks.append(_new_block(r, k, header))
+        elif item and not id_problem(g.item_id(item)):
+            r.diag(k, "E305", f"item {line!r} is outside an Antecedents or Unless block",
+                   "put 'Antecedents (all must be IN):' or 'Unless (all must be OUT):' before it")
+        else:
+            r.diag(k, "E304", f"unparseable line in Justifications: {line!r}",
+                   "expected a 'SL — label' header, an Antecedents/Unless line or an item")
+    for block in blocks:
+        _check_block(r, block)
+    return tuple(b.build() for b in blocks), count
+
+
+def _new_block(r: _Reader, k: int, header) -> _Block:
+    jtype = header.group("type")
+    if jtype not in g.ACCEPTED_TYPES:
+        r.diag(k, "E303", f"unknown justification type {jtype!r}",
+               "use SL (or CP); it is evaluated as never valid")
+    return _Block(k + 1, jtype, header.group("label") or "")
+
+
+def _open_list(r: _Reader, block: _Block, which: str, k: int) -> None:
+    if which in block.headers:
+        r.diag(k, "E304", "second " + ("Antecedents" if which == "ante" else "Unless")
+               + " block in one justification", "merge the two lists")
+    block.headers[which] = k
+    block.current = which
+
+
+def _check_block(r: _Reader, block: _Block) -> None:
+    """W306, W307, W308, W309 for one justification."""
+    ante = [i for i, _, _ in block.lists["ante"]]
+    out = [i for i, _, _ in block.lists["out"]]
+    for which, k in block.headers.items():
+        if not block.lists[which]:
+            r.diag(k, "W309", "empty " + ("Antecedents" if which == "ante" else "Unless") + " block",
+                   "fmt removes nothing: delete the line or add items")
+    if not ante and not out:
+        r.diag(block.line - 1, "W306",
+               "justification with no antecedents and no outlist (always valid)")
+    for name, ids in (("antecedents", ante), ("outlist", out)):
+        for dup in sorted(i for i, n in Counter(ids).items() if n > 1):
+            r.diag(block.line - 1, "W307", f"id {dup!r} repeated in the {name}")
+    for both in sorted(set(ante) & set(out)):
+        r.diag(block.line - 1, "W308",
+               f"{both!r} is in both antecedents and outlist: never valid")

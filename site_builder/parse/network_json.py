@@ -1,0 +1,166 @@
+"""Read a ftl-reasons network.json, every schema generation of spec §2.1 and §4.
+
+A file that is not JSON is E601 and is never repaired; a node with a bad id, truth value
+or field type is E602 and left out; unknown keys are kept verbatim (W604).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from ..ids import id_problem
+from ..load import SourceFile
+from ..model import IN, NODE_FIELDS, OUT, STRING_FIELDS, Belief, Network, Nogood
+from .fields import justification_from_json
+
+#: Node keys the newest library writes beyond NODE_FIELDS (§2.1); kept in `extra` silently.
+KNOWN_EXTRA = ("supporting_justification", "text_hash")
+_KEY_LINE = re.compile(r'^\s*("(?:[^"\\]|\\.)*")\s*:\s*\{', re.M)
+
+
+def corrupt_hint(text: str) -> str:
+    """Why a network.json might not parse, and what to do (never auto-repaired)."""
+    first = text.split("\n", 1)[0][:60]
+    if first.startswith("Written to"):
+        return (f"the file starts with {first!r}: a command's status line overwrote its first "
+                "bytes; restore it from version control (git checkout -- FILE) or export it "
+                "again with `reasons export`; belief-site does not repair it")
+    return "check that the file is a complete `reasons export` (JSON object with 'nodes')"
+
+
+def _pairs_hook(duplicates: list[str]):
+    def hook(pairs):
+        seen = Counter(k for k, _ in pairs)
+        duplicates.extend(k for k, n in seen.items() if n > 1)
+        return dict(pairs)
+    return hook
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """First line of each `"key": {` in the text (for diagnostics)."""
+    lines: dict[str, int] = {}
+    for match in _KEY_LINE.finditer(text):
+        try:
+            key = json.loads(match.group(1))
+        except ValueError:
+            continue
+        lines.setdefault(key, text.count("\n", 0, match.start(1)) + 1)
+    return lines
+
+
+def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnostic]]:
+    """Decoded network.json -> (Network or None when unreadable, diagnostics)."""
+    path, found = source.path, []
+    duplicates: list[str] = []
+    try:
+        data = json.loads(source.text, object_pairs_hook=_pairs_hook(duplicates))
+    except json.JSONDecodeError as exc:
+        found.append(Diagnostic(path, exc.lineno, "E601",
+                                f"not valid JSON: {exc.msg} (line {exc.lineno} column {exc.colno})",
+                                corrupt_hint(source.text)))
+        return None, found
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
+        found.append(Diagnostic(path, 1, "E601", "not a network export: no 'nodes' object",
+                                corrupt_hint(source.text)))
+        return None, found
+    lines = _key_lines(source.text)
+    for dup in duplicates:
+        found.append(Diagnostic(path, lines.get(dup, 0), "E204",
+                                f"key {dup!r} appears twice in one object (last one kept by JSON)"))
+    for key in data:
+        if key not in ("meta", "nodes", "nogoods", "repos"):
+            found.append(Diagnostic(path, lines.get(key, 1), "W604",
+                                    f"unknown top-level key {key!r} (ignored)"))
+    beliefs = {}
+    for node_id in sorted(data["nodes"]):
+        belief = _node(node_id, data["nodes"][node_id], path, lines.get(node_id, 0), found)
+        if belief:
+            beliefs[node_id] = belief
+    fields = Counter(b.json_fields for b in beliefs.values()).most_common(1)
+    default = fields[0][0] if fields else NODE_FIELDS
+    beliefs = {k: _with_default(b, default) for k, b in beliefs.items()}
+    meta = data.get("meta")
+    _check_meta(meta, len(data["nodes"]), path, lines, found)
+    nogoods = _nogoods(data.get("nogoods", []), path, found)
+    repos = data.get("repos", {}) if isinstance(data.get("repos", {}), dict) else {}
+    return Network(beliefs, nogoods, repos, meta if isinstance(meta, dict) else None,
+                   default, from_json=True), found
+
+
+def _with_default(belief: Belief, default: tuple[str, ...]) -> Belief:
+    if belief.json_fields != default:
+        return belief
+    from dataclasses import replace
+    return replace(belief, json_fields=None)
+
+
+def _node(node_id: str, node: Any, path: str, line: int, found: list) -> Belief | None:
+    """One node -> Belief, or None with E602."""
+    def bad(message: str) -> None:
+        found.append(Diagnostic(path, line, "E602", f"node {node_id!r}: {message} (node left out)"))
+
+    problem = id_problem(node_id)
+    if problem:
+        return bad(f"invalid id: {problem}")
+    if not isinstance(node, dict):
+        return bad("must be an object")
+    if not isinstance(node.get("text"), str):
+        return bad("'text' must be a string")
+    tv = node.get("truth_value", IN)
+    if tv not in (IN, OUT):
+        return bad(f"truth_value must be IN or OUT, not {tv!r}")
+    for key in STRING_FIELDS:
+        if key in node and not isinstance(node[key], str):
+            return bad(f"{key!r} must be a string")
+    if not isinstance(node.get("metadata", {}), dict):
+        return bad("'metadata' must be an object")
+    if not isinstance(node.get("justifications", []), list):
+        return bad("'justifications' must be a list")
+    justs = []
+    for j in node.get("justifications", []):
+        just, problem = justification_from_json(j)
+        if problem:
+            return bad(problem)
+        justs.append(just)
+    extra = {k: v for k, v in node.items() if k not in NODE_FIELDS}
+    for key in extra:
+        if key not in KNOWN_EXTRA:
+            found.append(Diagnostic(path, line, "W604",
+                                    f"node {node_id!r}: unknown key {key!r} (kept verbatim)"))
+    return Belief(
+        id=node_id, text=node["text"], declared=tv, justifications=tuple(justs),
+        metadata=node.get("metadata", {}), extra=extra,
+        json_fields=tuple(k for k in NODE_FIELDS if k in node), path=path, line=line,
+        **{k: node[k] for k in STRING_FIELDS if k in node})
+
+
+def _check_meta(meta: Any, count: int, path: str, lines: dict, found: list) -> None:
+    if meta is None:
+        return
+    if not isinstance(meta, dict):
+        found.append(Diagnostic(path, lines.get("meta", 1), "E602", "'meta' must be an object"))
+        return
+    stated = meta.get("node_count")
+    if stated is not None and stated != count:
+        found.append(Diagnostic(path, lines.get("meta", 1), "W603",
+                                f"meta.node_count is {stated!r} but the file has {count} nodes"))
+
+
+def _nogoods(data: Any, path: str, found: list) -> tuple[Nogood, ...]:
+    if not isinstance(data, list):
+        found.append(Diagnostic(path, 0, "E602", "'nogoods' must be a list (ignored)"))
+        return ()
+    out = []
+    for entry in data:
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or \
+                not all(isinstance(n, str) for n in entry.get("nodes", [])):
+            found.append(Diagnostic(path, 0, "E602", f"malformed nogood {entry!r} (ignored)"))
+            continue
+        extra = {k: v for k, v in entry.items() if k not in ("id", "nodes", "discovered", "resolution")}
+        out.append(Nogood(entry["id"], tuple(entry.get("nodes", ())), entry.get("discovered", ""),
+                          entry.get("resolution", ""), extra))
+    return tuple(out)
