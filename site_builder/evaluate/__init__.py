@@ -6,6 +6,7 @@ order), so a 100,000-belief chain never meets the recursion limit.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -160,8 +161,25 @@ def _status_diagnostics(network: Network, status: Mapping[str, str], found: list
                                     f"nogood {nogood.id}: all of its beliefs are IN"))
 
 
+def _list_diagnostics(belief: Belief, index: int, found: list) -> None:
+    """W306, W307, W308 for justification `index`."""
+    j = belief.justifications[index]
+    line = j.line or belief.line
+    where = f"{belief.id!r} justification {index + 1}"
+    if not j.antecedents and not j.outlist:
+        found.append(Diagnostic(belief.path, line, "W306",
+                                f"{where} has no antecedents and no outlist: always valid"))
+    for name, ids in (("antecedents", j.antecedents), ("outlist", j.outlist)):
+        for dup in sorted(i for i, n in Counter(ids).items() if n > 1):
+            found.append(Diagnostic(belief.path, line, "W307", f"{where}: {dup!r} repeated in the {name}"))
+    for both in sorted(set(j.antecedents) & set(j.outlist)):
+        found.append(Diagnostic(belief.path, line, "W308",
+                                f"{where}: {both!r} is in both antecedents and outlist (never valid)"))
+
+
 def _reference_diagnostics(belief: Belief, beliefs: Mapping[str, Belief], found: list) -> None:
     for index, j in enumerate(belief.justifications):
+        _list_diagnostics(belief, index, found)
         lines = j.ante_lines + j.out_lines
         refs = j.antecedents + j.outlist
         for k, ref in enumerate(refs):

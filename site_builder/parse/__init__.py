@@ -66,7 +66,7 @@ def _single(sources: Sources, reader) -> tuple[Network, list[Diagnostic]]:
 def _project(source: SourceFile | None, found: list[Diagnostic]) -> dict[str, Any]:
     """`_project.yaml` -> Network keyword arguments (meta, repos, nogoods, node_fields)."""
     if source is None:
-        return {}
+        return {"meta": {}}  # no project file: export writes a fresh meta
     try:
         data = load_yaml(source.text)
     except YamlProblem as exc:

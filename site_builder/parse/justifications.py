@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..ids import id_problem
@@ -83,19 +82,8 @@ def _open_list(r: _Reader, block: _Block, which: str, k: int) -> None:
 
 
 def _check_block(r: _Reader, block: _Block) -> None:
-    """W306, W307, W308, W309 for one justification."""
-    ante = [i for i, _, _ in block.lists["ante"]]
-    out = [i for i, _, _ in block.lists["out"]]
+    """W309 for one justification (W306-W308 are network checks, evaluate)."""
     for which, k in block.headers.items():
         if not block.lists[which]:
             r.diag(k, "W309", "empty " + ("Antecedents" if which == "ante" else "Unless") + " block",
-                   "fmt removes nothing: delete the line or add items")
-    if not ante and not out:
-        r.diag(block.line - 1, "W306",
-               "justification with no antecedents and no outlist (always valid)")
-    for name, ids in (("antecedents", ante), ("outlist", out)):
-        for dup in sorted(i for i, n in Counter(ids).items() if n > 1):
-            r.diag(block.line - 1, "W307", f"id {dup!r} repeated in the {name}")
-    for both in sorted(set(ante) & set(out)):
-        r.diag(block.line - 1, "W308",
-               f"{both!r} is in both antecedents and outlist: never valid")
+                   "delete the line or add items")

@@ -1,0 +1,136 @@
+"""Checks of what documents state against what evaluation computes (W402, W503, W504)."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .diagnostics import Diagnostic
+from .evaluate import Evaluation
+from .model import Belief, Item
+from .parse.document import Document
+
+__all__ = ["check_documents", "echo_of", "kind_of"]
+
+
+def kind_of(belief: Belief) -> str:
+    """`premise` or `derived` (§1.1)."""
+    return "premise" if belief.is_premise else "derived"
+
+
+def echo_of(belief: Belief) -> str:
+    """The claim as echoed after an item: one line."""
+    return " ".join(line.strip() for line in belief.text.split("\n") if line.strip())
+
+
+def check_documents(documents: Iterable[Document], ev: Evaluation) -> list[Diagnostic]:
+    """Stale derived content (W503), unverified dependents (W402), metadata refs (W504)."""
+    found: list[Diagnostic] = []
+    beliefs = ev.network.beliefs
+    for doc in documents:
+        belief = doc.belief
+        if belief is None or beliefs.get(belief.id) is not belief:
+            continue
+        found += _status(doc, belief, ev)
+        found += _items(doc, belief, ev)
+        found += _listed(doc, belief, ev)
+    for belief in beliefs.values():
+        found += _metadata_refs(belief, beliefs)
+    return found
+
+
+def _stale(doc: Document, line: int, message: str) -> Diagnostic:
+    return Diagnostic(doc.source.path, line, "W503", f"stale derived content: {message}",
+                      "run `belief-site fmt` to refresh it")
+
+
+def _status(doc: Document, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
+    stated, out = doc.stated, []
+    if stated.kind and stated.kind != kind_of(belief):
+        out.append(_stale(doc, stated.status_line, f"says {stated.kind}, is {kind_of(belief)}"))
+    depth = ev.depth[belief.id]
+    if stated.depth is not None and stated.depth != depth:
+        out.append(_stale(doc, stated.status_line, f"says depth {stated.depth}, is {depth}"))
+    if stated.count is not None and stated.count != len(belief.justifications):
+        out.append(_stale(doc, stated.count_line, f"says {stated.count} justifications, "
+                          f"has {len(belief.justifications)}"))
+    return out
+
+
+def _item_problems(doc: Document, item: Item, ev: Evaluation) -> list[Diagnostic]:
+    target = ev.network.beliefs.get(item.ref)
+    if target is None:
+        return []
+    out = []
+    if item.tag is not None and item.tag != ev.value(item.ref):
+        out.append(_stale(doc, item.line, f"{item.ref} is tagged {item.tag}, is {ev.value(item.ref)}"))
+    if item.echo is not None and item.echo.strip() != echo_of(target):
+        out.append(_stale(doc, item.line, f"the claim echoed for {item.ref} differs from its text"))
+    return out
+
+
+def _items(doc: Document, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
+    out = []
+    for j in belief.justifications:
+        pairs = zip(j.antecedents + j.outlist, j.ante_lines + j.out_lines, j.ante_tags + j.out_tags)
+        for ref, line, tag in pairs:
+            out += _item_problems(doc, Item(ref, tag, _echo_at(doc, line), line), ev)
+    return out
+
+
+def _echo_at(doc: Document, line: int) -> str | None:
+    match = doc.lines[line - 1].match
+    return match.group("echo") if match and match.group("rest") else None
+
+
+def _listed(doc: Document, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
+    """Dependents and Challenges sections against the computed dependents."""
+    out = []
+    beliefs = ev.network.beliefs
+    for name, items in (("Dependents", doc.stated.dependents), ("Challenges", doc.stated.challenges)):
+        for item in items or ():
+            if item.ref not in beliefs:
+                out.append(Diagnostic(doc.source.path, item.line, "W402",
+                                      f"{name} lists {item.ref!r}, which is not in the network "
+                                      "(kept as an unverified entry)"))
+            else:
+                out += _item_problems(doc, item, ev)
+    if doc.stated.dependents is not None:
+        stated = {i.ref for i in doc.stated.dependents if i.ref in beliefs}
+        computed = {d.id for d in ev.dependents[belief.id]}
+        line = doc.stated.dependents[0].line if doc.stated.dependents else (doc.dependents_anchor or 0) + 1
+        for missing in sorted(computed - stated):
+            out.append(_stale(doc, line, f"Dependents lacks {missing}"))
+        for extra in sorted(stated - computed):
+            out.append(_stale(doc, line, f"Dependents lists {extra}, which does not depend on it"))
+    return out
+
+
+_PAIRS = (("superseded_by", "supersedes"), ("summarized_by", "summarizes"),
+          ("challenge_target", "challenges"))
+
+
+def _metadata_refs(belief: Belief, beliefs) -> list[Diagnostic]:
+    """W504: metadata cross-references that the other side does not confirm (§1.3)."""
+    out, meta = [], belief.metadata
+
+    def problem(message: str) -> None:
+        out.append(Diagnostic(belief.path, belief.line, "W504", f"{belief.id!r}: {message}"))
+
+    for key, back in _PAIRS:
+        target = meta.get(key)
+        for ref in target if isinstance(target, list) else [target] if target else []:
+            other = beliefs.get(ref) if isinstance(ref, str) else None
+            if other is None:
+                problem(f"metadata {key} names {ref!r}, which is not in the network")
+                continue
+            listed = other.metadata.get(back)
+            if belief.id not in (listed if isinstance(listed, list) else [listed]):
+                problem(f"metadata {key} names {ref!r}, whose {back} does not name it back")
+    node, index = meta.get("defeats_node"), meta.get("defeats_justification")
+    if node is not None:
+        target = beliefs.get(node) if isinstance(node, str) else None
+        if target is None or not isinstance(index, int) or not 0 <= index < len(target.justifications):
+            problem(f"defeats_node/defeats_justification ({node!r}, {index!r}) name no justification")
+        elif belief.id not in target.justifications[index].outlist:
+            problem(f"defeats {node!r} justification {index} but is not in its outlist")
+    return out

@@ -1,0 +1,200 @@
+"""`belief-site` command line: an adapter that turns arguments into pipeline calls.
+
+Exit codes: 0 clean, 1 errors (or warnings with --strict), 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__
+from .config import load_config
+from .diagnostics import Diagnostic, format_all, has_errors
+from .load import DOCUMENTS, source_kind
+from .pipeline import check, exported, formatted, imported
+from .write import replace_file, write_files
+
+USAGE, FAILED, OK = 2, 1, 0
+
+DESCRIPTION = """\
+Build and check static sites for truth-maintenance belief networks.
+
+A SOURCE is a folder of belief documents (one Markdown file per belief, see
+docs/belief-format.md) or a ftl-reasons network.json export. Without SOURCE, the
+`source` option of `plugins: - beliefs:` in ./mkdocs.yml is used, else ./beliefs.
+"""
+
+EPILOG = """\
+examples:
+  belief-site check                       check ./beliefs (or the configured source)
+  belief-site check --strict --format github   fail on warnings; GitHub annotations
+  belief-site fmt --check                 exit 1 if any derived content is stale
+  belief-site import network.json -o beliefs
+  belief-site export -o network.json
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="belief-site", description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"belief-site {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(name: str, help_text: str, description: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_text, description=description,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    def source_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("source", nargs="?", metavar="SOURCE",
+                       help="documents folder or network.json (default: from mkdocs.yml, else beliefs/)")
+        p.add_argument("--config", metavar="FILE", help="site configuration (default: ./mkdocs.yml)")
+
+    p = command("check", "report every problem in a belief network",
+                "Read every belief, recompute every truth value, and report each problem as\n"
+                "`path:line: CODE message`. Exit 0 when clean, 1 on errors (or on warnings\n"
+                "with --strict), 2 on usage errors.")
+    source_args(p)
+    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--format", choices=("text", "json", "github"), default="text",
+                   help="text (default), json, or github workflow annotations")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the diagnostics")
+
+    p = command("fmt", "refresh derived content in belief documents",
+                "Rewrite the derived content each document already has (status line, item tags\n"
+                "and echoed claims, dependents, counts) from the computed network. Nothing\n"
+                "else changes; a second run changes nothing.")
+    source_args(p)
+    p.add_argument("--check", action="store_true",
+                   help="change nothing; exit 1 and list the files that would change")
+
+    p = command("import", "turn a network.json or beliefs.md into belief documents",
+                "Write one document per belief (plus _project.yaml) into DIR. Existing files are\n"
+                "never replaced without --force. beliefs.md is lossy: each loss is reported.")
+    p.add_argument("file", metavar="FILE", help="network.json or beliefs.md")
+    p.add_argument("-o", "--output", metavar="DIR", required=True, help="documents folder to write")
+    p.add_argument("--force", action="store_true", help="replace existing files")
+
+    p = command("export", "write the evaluated network as network.json",
+                "Write the network with computed truth values as a ftl-reasons network.json.")
+    source_args(p)
+    p.add_argument("-o", "--output", metavar="FILE", required=True, help="file to write ('-' for stdout)")
+    return parser
+
+
+def _source(args: argparse.Namespace) -> tuple[Path | None, list[Diagnostic]]:
+    config, problems = load_config(args.config)
+    if args.source:
+        return Path(args.source), problems
+    return config.source_path(), problems
+
+
+def _report(diagnostics, fmt: str = "text") -> None:
+    if diagnostics:
+        print(format_all(diagnostics, fmt), file=sys.stderr if fmt == "text" else sys.stdout)
+
+
+def _summary(diagnostics, count: int) -> str:
+    errors = sum(d.severity == "error" for d in diagnostics)
+    warnings = len(diagnostics) - errors
+    return f"{count} beliefs, {errors} errors, {warnings} warnings"
+
+
+def _usage_problem(source: Path) -> str | None:
+    if not source.exists():
+        return f"belief-site: source {source} not found (pass a documents folder or a network.json)"
+    return None
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    source, problems = _source(args)
+    if _usage_problem(source):
+        print(_usage_problem(source), file=sys.stderr)
+        return USAGE
+    checked = check(source)
+    found = [*problems, *checked.diagnostics]
+    _report(found, args.format)
+    if args.format == "text" and not args.quiet:
+        print(_summary(found, len(checked.parsed.network.beliefs)), file=sys.stderr)
+    return FAILED if has_errors(found, args.strict) else OK
+
+
+def cmd_fmt(args: argparse.Namespace) -> int:
+    source, problems = _source(args)
+    if _usage_problem(source):
+        print(_usage_problem(source), file=sys.stderr)
+        return USAGE
+    if source_kind(source) != DOCUMENTS:
+        print(f"belief-site: fmt works on a documents folder, not {source}", file=sys.stderr)
+        return USAGE
+    checked = check(source)
+    errors = [d for d in checked.diagnostics if d.severity == "error"]
+    _report([*problems, *errors])
+    changes = formatted(checked)
+    for path, _, new in changes:
+        print(f"{'would reformat' if args.check else 'reformatted'} {path}")
+        if not args.check:
+            replace_file(path, new)
+    print(f"{len(changes)} of {len(checked.parsed.documents)} documents "
+          f"{'would change' if args.check else 'changed'}", file=sys.stderr)
+    return FAILED if (args.check and changes) else OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    source = Path(args.file)
+    if not source.is_file():
+        print(f"belief-site: {source} is not a file", file=sys.stderr)
+        return USAGE
+    checked = check(source)
+    _report(checked.diagnostics)
+    if has_errors(checked.diagnostics):
+        print("belief-site: nothing written: fix the errors above first", file=sys.stderr)
+        return FAILED
+    out = Path(args.output)
+    files = imported(checked, out)
+    refused = write_files(files, args.force)
+    if refused:
+        _report(refused)
+        return FAILED
+    print(f"wrote {len(files) - 1} belief documents and _project.yaml to {out}", file=sys.stderr)
+    return OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    source, problems = _source(args)
+    if _usage_problem(source):
+        print(_usage_problem(source), file=sys.stderr)
+        return USAGE
+    checked = check(source)
+    found = [*problems, *checked.diagnostics]
+    _report(found)
+    if has_errors(found):
+        print("belief-site: nothing written: fix the errors above first", file=sys.stderr)
+        return FAILED
+    data = exported(checked)
+    if args.output == "-":
+        sys.stdout.write(data.decode("utf-8") + "\n")
+    else:
+        replace_file(Path(args.output), data)
+        print(f"wrote {len(checked.parsed.network.beliefs)} beliefs to {args.output}", file=sys.stderr)
+    return OK
+
+
+COMMANDS = {"check": cmd_check, "fmt": cmd_fmt, "import": cmd_import, "export": cmd_export}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `belief-site` console script."""
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

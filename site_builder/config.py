@@ -1,0 +1,145 @@
+"""Site configuration from `mkdocs.yml` (DESIGN "config"): one file read by both hosts.
+
+The standalone commands read it with a YAML loader that tolerates MkDocs tags such as
+`!ENV` and `!!python/name:` (their values are not needed here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .diagnostics import Diagnostic
+
+CONFIG_FILE = "mkdocs.yml"
+
+
+@dataclass(frozen=True, slots=True)
+class SiteConfig:
+    """Settings of a belief site; every option has a default (DESIGN options table)."""
+
+    source: str = "beliefs"
+    """Documents folder or network.json, relative to the config file."""
+    prefix: str = "belief"
+    """URL folder for belief pages."""
+    diagram_engine: str = "builtin"
+    """`builtin`, `graphviz` or a path to `dot`."""
+    diagram_depth: int = 2
+    """Rows of antecedents and of dependents in a diagram."""
+    diagram_max_nodes: int = 40
+    """Beyond it, "+N more" nodes link to the full lists."""
+    panel_max_items: int = 100
+    """Longest list in explain, trace and impact panels."""
+    search: bool = True
+    """Build the search index."""
+    visible_to: tuple[str, ...] | None = None
+    """Tags allowed on a partially published site."""
+    templates: str | None = None
+    """Folder of templates overriding the default theme."""
+    edit_links: bool = True
+    """"Edit this belief" links from repo_url + edit_uri."""
+    site_name: str = "Beliefs"
+    site_url: str | None = None
+    repo_url: str | None = None
+    edit_uri: str | None = None
+    use_directory_urls: bool = True
+    config_path: str | None = field(default=None, compare=False)
+    """The mkdocs.yml these settings came from, if any."""
+
+    def source_path(self) -> Path:
+        """The source, resolved against the config file's folder."""
+        base = Path(self.config_path).parent if self.config_path else Path(".")
+        return base / self.source
+
+
+_OPTION_TYPES = {f.name: f.type for f in fields(SiteConfig)}
+PLUGIN_OPTIONS = ("source", "prefix", "diagram_engine", "diagram_depth", "diagram_max_nodes",
+                  "panel_max_items", "search", "visible_to", "templates", "edit_links")
+SITE_KEYS = ("site_name", "site_url", "repo_url", "edit_uri", "use_directory_urls")
+
+
+class _TolerantLoader(yaml.SafeLoader):
+    """SafeLoader that reads any unknown tag as a plain value instead of failing."""
+
+
+def _any_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        return loader.construct_scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_mapping(node)
+
+
+_TolerantLoader.add_multi_constructor("", _any_tag)
+
+
+def _plugin_options(plugins: Any) -> dict[str, Any] | None:
+    """The `beliefs` entry of `plugins:` (list or map form), or None."""
+    if isinstance(plugins, dict):
+        plugins = [{k: v} for k, v in plugins.items()]
+    for entry in plugins or ():
+        if entry == "beliefs":
+            return {}
+        if isinstance(entry, dict) and "beliefs" in entry:
+            return entry["beliefs"] or {}
+    return None
+
+
+def _check_type(key: str, value: Any) -> str | None:
+    expected = _OPTION_TYPES[key]
+    checks = {"int": int, "bool": bool, "str": str}
+    for name, kind in checks.items():
+        if expected == name and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
+            return f"must be {'an integer' if kind is int else 'true or false' if kind is bool else 'a string'}"
+    if key == "visible_to" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        return "must be a list of tags"
+    if key in ("templates", "site_url", "repo_url", "edit_uri") and not isinstance(value, str):
+        return "must be a string"
+    return None
+
+
+def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagnostic]]:
+    """Read mkdocs.yml (default: ./mkdocs.yml if present) -> (SiteConfig, diagnostics)."""
+    found: list[Diagnostic] = []
+    candidate = Path(path) if path else Path(CONFIG_FILE)
+    if not candidate.is_file():
+        if path:
+            found.append(Diagnostic(str(path), 0, "E802", "configuration file not found"))
+        return SiteConfig(), found
+    try:
+        data = yaml.load(candidate.read_text(encoding="utf-8"), Loader=_TolerantLoader) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        found.append(Diagnostic(str(candidate), mark.line + 1 if mark else 0, "E802",
+                                f"cannot read the configuration: {exc}"))
+        return SiteConfig(config_path=str(candidate)), found
+    if not isinstance(data, dict):
+        found.append(Diagnostic(str(candidate), 1, "E802", "the configuration must be a map"))
+        return SiteConfig(config_path=str(candidate)), found
+    values: dict[str, Any] = {k: data[k] for k in SITE_KEYS if data.get(k) is not None}
+    options = _plugin_options(data.get("plugins")) or {}
+    if not isinstance(options, dict):
+        found.append(Diagnostic(str(candidate), 0, "E802", "plugins: - beliefs: must be a map"))
+        options = {}
+    for key, value in options.items():
+        if key not in PLUGIN_OPTIONS:
+            found.append(Diagnostic(str(candidate), 0, "E802", f"unknown beliefs option {key!r}",
+                                    "options: " + ", ".join(PLUGIN_OPTIONS)))
+        elif value is not None:
+            values[key] = value
+    for key, value in list(values.items()):
+        problem = _check_type(key, value)
+        if problem:
+            found.append(Diagnostic(str(candidate), 0, "E802", f"option {key!r} {problem}"))
+            del values[key]
+    if "visible_to" in values:
+        values["visible_to"] = tuple(values["visible_to"])
+    return SiteConfig(config_path=str(candidate), **values), found
+
+
+def with_overrides(config: SiteConfig, **overrides: Any) -> SiteConfig:
+    """A copy with the non-None overrides applied (command-line flags)."""
+    return replace(config, **{k: v for k, v in overrides.items() if v is not None})

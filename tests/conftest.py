@@ -1,0 +1,60 @@
+"""Shared fixtures: the shared real networks, and running the command line in-process."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from site_builder.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "beliefs"
+SEED = "attention-is-structured-directed-computation"
+
+
+def shared_dir() -> Path | None:
+    """`$BELIEF_SHARED` or ../shared beside the checkout, when present."""
+    candidate = Path(os.environ.get("BELIEF_SHARED", ROOT.parent / "shared"))
+    return candidate if (candidate / "networks").is_dir() else None
+
+
+def require_shared() -> Path:
+    """The shared data folder; skip without it, but fail under CI=true (a missing data set)."""
+    found = shared_dir()
+    if found is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("shared data (../shared or $BELIEF_SHARED) is missing under CI=true")
+        pytest.skip("shared data not present (set BELIEF_SHARED)")
+    return found
+
+
+def network_files() -> list[str]:
+    """Names of the shared real networks (for parametrize; empty without shared data)."""
+    found = shared_dir()
+    return sorted(p.name for p in (found / "networks").glob("*.json")) if found else ["<absent>"]
+
+
+@pytest.fixture
+def shared() -> Path:
+    return require_shared()
+
+
+@pytest.fixture
+def network_path(request, shared: Path) -> Path:
+    """Path of the parametrized shared network."""
+    return shared / "networks" / request.param
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run `belief-site ARGS...` in-process -> (exit code, stdout, stderr)."""
+    def run(*args: str) -> tuple[int, str, str]:
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse usage errors
+            code = exc.code
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return run
