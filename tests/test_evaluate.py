@@ -1,0 +1,200 @@
+"""Truth maintenance per spec §1.7 and §3.4, and the bounded per-belief questions."""
+
+from __future__ import annotations
+
+import sys
+
+from site_builder.evaluate import evaluate
+from site_builder.evaluate.queries import explain, impact, trace
+from site_builder.model import IN, OUT, Belief, Justification, Network
+
+
+def sl(*antecedents: str, unless: tuple[str, ...] = (), label: str = "", kind: str = "SL") -> Justification:
+    return Justification(kind, tuple(antecedents), tuple(unless), label)
+
+
+def net(*beliefs: Belief, from_json: bool = False) -> Network:
+    return Network({b.id: b for b in beliefs}, from_json=from_json)
+
+
+def premise(belief_id: str, declared: str = IN, **kw) -> Belief:
+    return Belief(belief_id, f"claim {belief_id}", declared, **kw)
+
+
+def derived(belief_id: str, *justs: Justification, declared: str = IN, **kw) -> Belief:
+    return Belief(belief_id, f"claim {belief_id}", declared, justifications=justs, **kw)
+
+
+def codes(ev) -> list[str]:
+    return sorted(d.code for d in ev.diagnostics)
+
+
+def test_derived_belief_is_in_when_all_antecedents_are_in():
+    ev = evaluate(net(premise("a"), premise("b"), derived("c", sl("a", "b"))))
+    assert ev.status == {"a": IN, "b": IN, "c": IN}
+    assert ev.supporting["c"] == 0
+
+
+def test_retracting_a_premise_takes_its_dependents_out_and_restoring_brings_them_back():
+    chain = [derived("c", sl("a")), derived("d", sl("c"))]
+    assert evaluate(net(premise("a", OUT), *chain)).status == {"a": OUT, "c": OUT, "d": OUT}
+    # Stated values of derived beliefs are caches: the computed value wins both ways (W501).
+    stale = [derived("c", sl("a"), declared=OUT), derived("d", sl("c"), declared=OUT)]
+    ev = evaluate(net(premise("a"), *stale))
+    assert ev.status == {"a": IN, "c": IN, "d": IN}
+    assert codes(ev) == ["W501", "W501"]
+
+
+def test_outlist_member_in_defeats_the_justification():
+    ev = evaluate(net(premise("a"), premise("x"), derived("c", sl("a", unless=("x",)))))
+    assert ev.status["c"] == OUT
+    ev = evaluate(net(premise("a"), premise("x", OUT), derived("c", sl("a", unless=("x",)))))
+    assert ev.status["c"] == IN
+
+
+def test_outlist_only_justification_holds_unless():
+    ev = evaluate(net(premise("x", OUT), derived("c", sl(unless=("x",)))))
+    assert ev.status["c"] == IN
+
+
+def test_justifications_are_disjunctive_and_the_newest_valid_one_supports():
+    ev = evaluate(net(premise("a"), premise("b", OUT), derived("c", sl("a"), sl("b"), sl("a"))))
+    assert ev.status["c"] == IN and ev.supporting["c"] == 2
+    ev = evaluate(net(premise("a", OUT), premise("b", OUT), derived("c", sl("a"), sl("b"))))
+    assert ev.status["c"] == OUT and ev.supporting["c"] is None
+
+
+def test_cp_is_checked_like_sl_and_other_types_never_hold():
+    ev = evaluate(net(premise("a"), derived("c", sl("a", kind="CP")), derived("d", sl("a", kind="XL"))))
+    assert ev.status["c"] == IN and ev.status["d"] == OUT
+
+
+def test_a_retracted_derived_belief_is_pinned_out():
+    for marker in ({"retracted": True}, {"metadata": {"retract_reason": "wrong"}},
+                   {"retracted_at": "2026-01-01T00:00:00+00:00"}):
+        ev = evaluate(net(premise("a"), derived("c", sl("a"), declared=OUT, **marker),
+                          derived("d", sl("c"))))
+        assert ev.status == {"a": IN, "c": OUT, "d": OUT}, marker
+        assert ev.is_pinned("c")
+
+
+def test_unmarked_out_with_a_valid_justification_is_pinned_only_from_network_json():
+    beliefs = (premise("a"), derived("c", sl("a"), declared=OUT))
+    assert evaluate(net(*beliefs)).status["c"] == IN
+    ev = evaluate(net(*beliefs, from_json=True))
+    assert ev.status["c"] == OUT and "W502" in codes(ev)
+
+
+def test_self_antecedent_is_ignored_and_self_outlist_never_holds():
+    ev = evaluate(net(premise("a"), derived("c", sl("a", "c")), derived("d", sl("a", unless=("d",)), declared=OUT)))
+    assert ev.status["c"] == IN and ev.status["d"] == OUT
+    assert codes(ev) == ["E404", "W403"]
+    assert ev.depth["c"] == 1
+
+
+def test_dangling_antecedent_fails_and_dangling_outlist_does_not_block():
+    ev = evaluate(net(premise("a"), derived("c", sl("a", "ghost"), declared=OUT),
+                      derived("d", sl("a", unless=("ghost",)))))
+    assert ev.status["c"] == OUT and ev.status["d"] == IN
+    assert codes(ev) == ["W401", "W401"]
+
+
+def test_external_ids_take_the_value_of_their_tag():
+    tagged = Justification("SL", ("ext",), ("ext2",), ante_tags=(IN,), out_tags=(OUT,))
+    ev = evaluate(net(derived("c", tagged)))
+    assert ev.status["c"] == IN
+    untagged = Justification("SL", ("ext",), (), ante_tags=("?",))
+    assert evaluate(net(derived("c", untagged))).status["c"] == OUT
+
+
+def test_positive_cycle_without_outside_support_goes_out():
+    ev = evaluate(net(derived("x", sl("y")), derived("y", sl("x"))))
+    assert ev.status == {"x": OUT, "y": OUT}
+    assert codes(ev) == ["W405", "W501", "W501"]
+
+
+def test_positive_cycle_with_outside_support_comes_in():
+    ev = evaluate(net(premise("a"), derived("x", sl("y"), sl("a")), derived("y", sl("x"))))
+    assert ev.status == {"a": IN, "x": IN, "y": IN}
+    assert ev.depth["x"] == ev.depth["y"] == 1
+
+
+def test_cycle_through_an_outlist_keeps_declared_values():
+    ev = evaluate(net(premise("a"), derived("x", sl("a", unless=("y",))),
+                      derived("y", sl("x"), declared=OUT)))
+    assert ev.status == {"a": IN, "x": IN, "y": OUT}
+    assert "W406" in codes(ev)
+
+
+def test_dependents_record_justification_and_role():
+    ev = evaluate(net(premise("a"), premise("x"), derived("c", sl("a", unless=("x",), label="because"))))
+    (dep,) = ev.dependents["a"]
+    assert (dep.id, dep.index, dep.label, dep.role) == ("c", 0, "because", "antecedent")
+    assert ev.dependents["x"][0].role == "outlist"
+
+
+def test_depth_ignores_outlists_and_counts_missing_as_zero():
+    ev = evaluate(net(premise("a"), derived("b", sl("a")), derived("c", sl("b", unless=("a",))),
+                      derived("d", sl("ghost")), derived("e", sl())))
+    assert ev.depth == {"a": 0, "b": 1, "c": 2, "d": 1, "e": 1}
+
+
+def test_explain_an_in_belief_walks_its_support_and_an_out_belief_its_causes():
+    network = net(premise("a"), premise("b", OUT, metadata={"retract_reason": "refuted"}),
+                  derived("c", sl("a")), derived("d", sl("c", "b")))
+    ev = evaluate(network)
+    steps = explain(ev, "c")
+    assert [(s.id, s.reason) for s in steps.items] == [("c", "SL justification 1 valid"), ("a", "premise")]
+    why_out = explain(ev, "d")
+    assert why_out.items[0].justifications[0].failed == ("b",)
+    assert why_out.items[1].reason == "retracted premise: refuted"
+    assert why_out.complete and why_out.count == 2
+
+
+def test_trace_lists_premises_in_first_visit_order():
+    ev = evaluate(net(premise("p1"), premise("p2"), derived("c", sl("p2")),
+                      derived("d", sl("c", "p1"), sl("p2"))))
+    assert trace(ev, "d").items == ("p2", "p1")
+    assert trace(ev, "p1").items == ("p1",)
+
+
+def test_impact_of_retracting_and_of_asserting():
+    network = net(premise("a"), premise("x", OUT), derived("c", sl("a")),
+                  derived("g", sl(unless=("x",))), derived("h", sl("g")))
+    ev = evaluate(network)
+    assert impact(ev, "a").items == (("c", OUT),)
+    assert impact(ev, "x").items == (("g", OUT), ("h", OUT))
+    network = net(premise("a"), derived("g", sl(unless=("a",))))
+    assert impact(evaluate(network), "a").items == (("g", IN),)
+
+
+def _chain(n: int) -> Network:
+    beliefs = [premise("b0")] + [derived(f"b{i}", sl(f"b{i - 1}")) for i in range(1, n)]
+    return net(*beliefs)
+
+
+def test_a_100000_belief_chain_needs_no_recursion():
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)  # anything recursive would fail at once
+    try:
+        ev = evaluate(_chain(100_000), limit=10)
+        last = "b99999"
+        assert ev.status[last] == IN and ev.depth[last] == 99_999
+        assert trace(ev, last).items == ("b0",)
+        steps = explain(ev, last)
+        assert not steps.complete and steps.shown_count == "10+" and len(steps.items) == 10
+        flipped = impact(ev, "b0")
+        assert not flipped.complete and flipped.shown_count == "10+"
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_per_belief_lists_are_bounded_on_a_wide_fan():
+    beliefs = [premise("hub")] + [derived(f"d{i:05d}", sl("hub")) for i in range(5000)]
+    ev = evaluate(net(*beliefs), limit=50)
+    result = impact(ev, "hub")
+    assert not result.complete and len(result.items) == 50 and result.shown_count == "50+"
+    assert impact(ev, "d00001").complete and impact(ev, "d00001").count == 0
+    wide = [premise(f"p{i:04d}") for i in range(300)] + [derived("all", sl(*[f"p{i:04d}" for i in range(300)]))]
+    listed = trace(evaluate(net(*wide), limit=50), "all")
+    assert not listed.complete and len(listed.items) == 50 and listed.shown_count == "50+"

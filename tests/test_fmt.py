@@ -1,0 +1,94 @@
+"""`belief-site fmt`: only derived content that is present is rewritten; idempotent."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from .conftest import EXAMPLE, SEED
+
+PREMISE = "# a\n\n**IN** · premise\n\nClaim a.\n"
+
+
+def copy_example(tmp_path: Path) -> Path:
+    target = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, target)
+    return target
+
+
+def test_the_seed_comes_back_byte_for_byte(tmp_path, cli):
+    folder = copy_example(tmp_path)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert cli("fmt", folder)[0] == 0
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert not (folder / f"{SEED}.md").read_bytes().endswith(b"\n")  # the seed has no final newline
+
+
+def test_stale_derived_content_is_refreshed_and_nothing_else(tmp_path, cli):
+    folder = copy_example(tmp_path)
+    seed = folder / f"{SEED}.md"
+    original = seed.read_text(encoding="utf-8")
+    stale = (original.replace("IN derived (depth 1)", "OUT derived (depth 7)")
+             .replace("IN attention-is-non-symmetric — Attention is non-symmetric:",
+                      "OUT attention-is-non-symmetric — An outdated echo:"))
+    seed.write_text(stale, encoding="utf-8")
+    code, out, _ = cli("fmt", "--check", folder)
+    assert code == 1 and f"would reformat {seed}" in out
+    assert seed.read_text(encoding="utf-8") == stale  # --check changes nothing
+    code, _, _ = cli("check", folder)
+    assert cli("fmt", folder)[0] == 0
+    assert seed.read_text(encoding="utf-8") == original
+    assert cli("fmt", "--check", folder)[0] == 0  # idempotent
+
+
+def test_retracting_a_premise_flows_through_fmt(tmp_path, cli):
+    folder = copy_example(tmp_path)
+    premise = folder / "attention-scaled-by-sqrt-dk.md"
+    premise.write_text(premise.read_text(encoding="utf-8").replace("**IN** · premise", "**OUT** · premise"),
+                       encoding="utf-8")
+    cli("fmt", folder)
+    seed = (folder / f"{SEED}.md").read_text(encoding="utf-8")
+    assert seed.startswith(f"{SEED}\n\nOUT derived (depth 1)\n")
+    assert "\nOUT attention-scaled-by-sqrt-dk — " in seed
+    dependent = (folder / "attention-universality-grounded-in-structural-richness.md").read_text()
+    assert "**OUT** · derived (depth 2)" in dependent and f"- OUT {SEED} — " in dependent
+
+
+def test_fmt_adds_no_section_a_file_lacks(tmp_path, cli):
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "a.md").write_text(PREMISE, encoding="utf-8")
+    (folder / "c.md").write_text("c\n\nIN derived\n\nClaim c.\n\nJustifications\n\nSL\n\nAntecedents:\n\na",
+                                 encoding="utf-8")
+    cli("fmt", folder)
+    assert (folder / "a.md").read_text(encoding="utf-8") == PREMISE  # no Dependents section added
+    assert (folder / "c.md").read_text(encoding="utf-8").endswith("Antecedents:\n\na")  # no final newline added
+
+
+def test_dependents_section_is_rewritten_from_the_network(tmp_path, cli):
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "a.md").write_text(PREMISE + "\n## Dependents\n\n- IN zz — gone\n- IN ext-only\n",
+                                 encoding="utf-8")
+    (folder / "c.md").write_text("# c\n\n**IN** · derived (depth 1)\n\nClaim c.\n\n## Justifications\n\n"
+                                 "### SL\n\nAntecedents (all must be IN):\n\n- IN a — Claim a.\n", encoding="utf-8")
+    (folder / "zz.md").write_text("# zz\n\n**IN** · premise\n\ngone\n", encoding="utf-8")
+    cli("fmt", folder)
+    text = (folder / "a.md").read_text(encoding="utf-8")
+    # zz does not depend on a: dropped; c does: added; ext-only is external: kept unverified.
+    assert text.endswith("## Dependents\n\n- IN c — Claim c.\n- IN ext-only\n")
+
+
+def test_crlf_and_bom_are_kept(tmp_path, cli):
+    folder = tmp_path / "b"
+    folder.mkdir()
+    doc = folder / "a.md"
+    doc.write_bytes(b"\xef\xbb\xbfa\r\n\r\nIN derived (depth 4)\r\n\r\nClaim a.\r\n")
+    cli("fmt", folder)
+    assert doc.read_bytes() == b"\xef\xbb\xbfa\r\n\r\nIN premise\r\n\r\nClaim a.\r\n"
+
+
+def test_fmt_refuses_a_network_json(tmp_path, cli):
+    path = tmp_path / "n.json"
+    path.write_text('{"nodes": {}}', encoding="utf-8")
+    assert cli("fmt", path)[0] == 2

@@ -1,0 +1,75 @@
+"""network.json -> documents -> network.json on every shared real network (issue 2, point 7)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import network_files
+
+NETWORKS = network_files()
+
+
+def _without_volatile_meta(data: dict) -> dict:
+    data = dict(data)
+    meta = data.get("meta")
+    if isinstance(meta, dict):
+        data["meta"] = {k: v for k, v in meta.items() if k not in ("updated_at", "generator")}
+    return data
+
+
+@pytest.mark.parametrize("network_path", NETWORKS, indirect=True)
+def test_import_then_export_gives_the_same_network(network_path, tmp_path, cli):
+    docs, exported = tmp_path / "beliefs", tmp_path / "out.json"
+    assert cli("import", network_path, "-o", docs)[0] == 0
+    code, _, err = cli("check", docs)
+    assert code == 0, err
+    assert cli("export", docs, "-o", exported)[0] == 0
+    original = json.loads(network_path.read_text(encoding="utf-8"))
+    again = json.loads(exported.read_text(encoding="utf-8"))
+    assert _without_volatile_meta(again) == _without_volatile_meta(original)
+    assert again["meta"]["generator"].startswith("belief-site/")
+    # Byte for byte too, once the two volatile meta lines are set equal.
+    again["meta"].update({k: original["meta"][k] for k in ("updated_at", "generator")})
+    assert json.dumps(again, indent=2) == network_path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("network_path", NETWORKS, indirect=True)
+def test_imported_documents_are_already_formatted(network_path, tmp_path, cli):
+    docs = tmp_path / "beliefs"
+    cli("import", network_path, "-o", docs)
+    code, out, _ = cli("fmt", "--check", docs)
+    assert code == 0, out
+
+
+def test_import_never_overwrites_without_force(shared, tmp_path, cli):
+    source = shared / "networks" / "eem-expert.json"
+    docs = tmp_path / "beliefs"
+    assert cli("import", source, "-o", docs)[0] == 0
+    victim = docs / "agm-belief-revision.md"
+    victim.write_text("# my own edits\n", encoding="utf-8")
+    code, _, err = cli("import", source, "-o", docs)
+    assert code == 1 and "E801" in err and "--force" in err
+    assert victim.read_text(encoding="utf-8") == "# my own edits\n"
+    assert cli("import", source, "-o", docs, "--force")[0] == 0
+    assert victim.read_text(encoding="utf-8").startswith("---\nmetadata:") or \
+        victim.read_text(encoding="utf-8").startswith("# agm-belief-revision")
+
+
+def test_pins_travel_as_retracted_true(tmp_path, cli):
+    network = {"nodes": {
+        "a": {"text": "A.", "truth_value": "IN", "justifications": []},
+        "c": {"text": "C.", "truth_value": "OUT",
+              "justifications": [{"type": "SL", "antecedents": ["a"], "outlist": [], "label": ""}]},
+    }, "nogoods": [], "repos": {}}
+    source = tmp_path / "network.json"
+    source.write_text(json.dumps(network), encoding="utf-8")
+    docs = tmp_path / "docs"
+    cli("import", source, "-o", docs)
+    assert (docs / "c.md").read_text(encoding="utf-8").startswith("---\nretracted: true\n---\n")
+    code, _, err = cli("check", docs)
+    assert code == 0 and "W502" not in err  # the pin is explicit in documents
+    out = tmp_path / "again.json"
+    cli("export", docs, "-o", out)
+    assert json.loads(out.read_text())["nodes"]["c"]["truth_value"] == "OUT"
