@@ -84,11 +84,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _source(args: argparse.Namespace) -> tuple[Path | None, list[Diagnostic]]:
+def _source(args: argparse.Namespace) -> tuple[Path, int, list[Diagnostic]]:
+    """(source, panel limit, config problems) from arguments and mkdocs.yml."""
     config, problems = load_config(args.config)
-    if args.source:
-        return Path(args.source), problems
-    return config.source_path(), problems
+    source = Path(args.source) if args.source else config.source_path()
+    return source, config.panel_max_items, problems
 
 
 def _report(diagnostics, fmt: str = "text") -> None:
@@ -109,11 +109,11 @@ def _usage_problem(source: Path) -> str | None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    source, problems = _source(args)
+    source, limit, problems = _source(args)
     if _usage_problem(source):
         print(_usage_problem(source), file=sys.stderr)
         return USAGE
-    checked = check(source)
+    checked = check(source, limit)
     found = [*problems, *checked.diagnostics]
     _report(found, args.format)
     if args.format == "text" and not args.quiet:
@@ -163,11 +163,11 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    source, problems = _source(args)
+    source, limit, problems = _source(args)
     if _usage_problem(source):
         print(_usage_problem(source), file=sys.stderr)
         return USAGE
-    checked = check(source)
+    checked = check(source, limit)
     found = [*problems, *checked.diagnostics]
     _report(found)
     if has_errors(found):
