@@ -122,7 +122,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
-    source, problems = _source(args)
+    source, _, problems = _source(args)
     if _usage_problem(source):
         print(_usage_problem(source), file=sys.stderr)
         return USAGE
