@@ -1,0 +1,55 @@
+"""Untrusted prose -> safe HTML with markdown-it-py (DESIGN "parsing").
+
+Raw HTML is escaped (`html=False`), links keep only http, https, mailto and relative
+targets, and images are shown as their text: belief text must not load anything.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+from markdown_it import MarkdownIt
+
+SAFE_SCHEMES = ("http", "https", "mailto")
+
+
+def safe_url(url: str) -> bool:
+    """True for http(s), mailto and relative URLs (no javascript:, data:, file:, //host)."""
+    candidate = url.strip()
+    if any(ord(c) < 32 for c in candidate):
+        return False
+    parts = urlsplit(candidate)
+    if parts.scheme:
+        return parts.scheme.lower() in SAFE_SCHEMES
+    return not candidate.startswith("//")  # protocol-relative would leave the site's host
+
+
+def _renderer() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": True, "typographer": False})
+    md.enable(["linkify", "table", "strikethrough"])
+    md.disable(["image"])  # an image would be a request to another host
+    default_validate = md.validateLink
+    md.validateLink = lambda url: default_validate(url) and safe_url(url)  # type: ignore[method-assign]
+
+    def link_open(tokens, idx, options, env):
+        tokens[idx].attrSet("rel", "nofollow noopener")
+        return md.renderer.renderToken(tokens, idx, options, env)
+
+    md.add_render_rule("link_open", link_open)
+    return md
+
+
+@lru_cache(maxsize=1)
+def _md() -> MarkdownIt:
+    return _renderer()
+
+
+def render_block(text: str) -> str:
+    """Markdown prose (claim, summary) -> HTML block."""
+    return _md().render(text)
+
+
+def render_inline(text: str) -> str:
+    """One line of Markdown (a label) -> inline HTML."""
+    return _md().renderInline(text)
