@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from . import __version__
-from .config import load_config
+from .config import load_config, with_overrides
 from .diagnostics import Diagnostic, format_all, has_errors
 from .load import DOCUMENTS, source_kind
-from .pipeline import check, exported, formatted, imported
+from .pipeline import build, check, exported, formatted, imported
 from .write import replace_file, write_files
 
 USAGE, FAILED, OK = 2, 1, 0
@@ -28,6 +29,7 @@ docs/belief-format.md) or a ftl-reasons network.json export. Without SOURCE, the
 
 EPILOG = """\
 examples:
+  belief-site build                       build the site from ./beliefs into ./site
   belief-site check                       check ./beliefs (or the configured source)
   belief-site check --strict --format github   fail on warnings; GitHub annotations
   belief-site fmt --check                 exit 1 if any derived content is stale
@@ -77,6 +79,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="DIR", required=True, help="documents folder to write")
     p.add_argument("--force", action="store_true", help="replace existing files")
 
+    p = command("build", "build the static site",
+                "Check the network, then render every page, diagram, badge and export into DIR\n"
+                "(default site/). The site is written into a temporary folder and swapped in, so\n"
+                "a failed build leaves the previous site untouched. Settings come from mkdocs.yml.")
+    source_args(p)
+    p.add_argument("-o", "--output", metavar="DIR", default=None, help="output folder (default: site/)")
+    p.add_argument("--base-url", metavar="URL", help="absolute URL the site is published at (overrides site_url)")
+    p.add_argument("--visible-to", metavar="TAGS", help="comma-separated tags: publish only beliefs whose "
+                   "access_tags (over their antecedents) are all among them")
+    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--keep-going", action="store_true", help="leave out files with errors and build the rest")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only problems")
+
     p = command("export", "write the evaluated network as network.json",
                 "Write the network with computed truth values as a ftl-reasons network.json.")
     source_args(p)
@@ -92,7 +107,7 @@ def _source(args: argparse.Namespace) -> tuple[Path, int, list[Diagnostic]]:
 
 
 def _report(diagnostics, fmt: str = "text") -> None:
-    if diagnostics:
+    if diagnostics or fmt == "json":  # an empty JSON report is `[]`, still valid JSON
         print(format_all(diagnostics, fmt), file=sys.stderr if fmt == "text" else sys.stdout)
 
 
@@ -182,7 +197,33 @@ def cmd_export(args: argparse.Namespace) -> int:
     return OK
 
 
-COMMANDS = {"check": cmd_check, "fmt": cmd_fmt, "import": cmd_import, "export": cmd_export}
+def cmd_build(args: argparse.Namespace) -> int:
+    config, problems = load_config(args.config)
+    visible = tuple(t for t in args.visible_to.split(",") if t) if args.visible_to is not None else None
+    config = with_overrides(config, site_url=args.base_url, visible_to=visible)
+    source = Path(args.source) if args.source else config.source_path()
+    if _usage_problem(source):
+        print(_usage_problem(source), file=sys.stderr)
+        return USAGE
+    if args.source:  # a SOURCE argument is relative to the working folder, not to mkdocs.yml
+        config = with_overrides(config, source=str(source.resolve()))
+    out = Path(args.output) if args.output else Path("site")
+    started = time.perf_counter()
+    built = build(config, out, keep_going=args.keep_going, strict=args.strict)
+    found = [*problems, *built.diagnostics]
+    _report(found)
+    if not built.written:
+        print(f"belief-site: build failed; {out} was left as it was", file=sys.stderr)
+        return FAILED
+    if not args.quiet:
+        count = len(built.checked.parsed.network.beliefs)
+        print(f"built {count} beliefs ({built.files} files) into {out} in "
+              f"{time.perf_counter() - started:.1f} s; open {out / 'index.html'} or serve the folder "
+              f"(python3 -m http.server -d {out})", file=sys.stderr)
+    return FAILED if has_errors(found, args.strict) and not args.keep_going else OK
+
+
+COMMANDS = {"build": cmd_build, "check": cmd_check, "fmt": cmd_fmt, "import": cmd_import, "export": cmd_export}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -94,6 +94,12 @@ class Belief:
         return not self.justifications
 
     @property
+    def reason_out(self) -> str:
+        """Why the belief is OUT, for readers: `retract_reason`, else beliefs.md's `stale_reason`."""
+        stale = self.metadata.get("stale_reason", "")
+        return self.retract_reason or (stale if isinstance(stale, str) else str(stale))
+
+    @property
     def retract_reason(self) -> str:
         """`metadata.retract_reason` as text ("" when absent)."""
         reason = self.metadata.get("retract_reason", "")
@@ -109,6 +115,8 @@ class Nogood:
     discovered: str = ""
     resolution: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    line: int = field(default=0, compare=False)
+    """Line of the nogood in its source (network.json or _project.yaml)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +130,12 @@ class Network:
     """network.json `meta`, or None for exports that predate it."""
     node_fields: tuple[str, ...] = DEFAULT_NODE_FIELDS
     """Default network.json node keys for beliefs whose `json_fields` is None."""
-    from_json: bool = False
-    """True when read from network.json, where pins are lost on export (§3.4, W502)."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Unknown top-level network.json keys, kept verbatim (W604)."""
+    pins_lost: bool = False
+    """True for network.json and beliefs.md, which do not record derived pins (§3.4, W502)."""
+    origin: str = field(default="", compare=False)
+    """Where network-wide data (nogoods, meta) was read from, for diagnostics."""
 
 
 @dataclass(frozen=True, slots=True)

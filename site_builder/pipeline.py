@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .checks import check_documents
@@ -13,8 +13,12 @@ from .ids import document_path
 from .load import load
 from .parse import Parsed, parse
 from .serialize import write_document, write_network_json, write_project
+from .config import SiteConfig
+from .evaluate.visibility import visible_ids
+from .render import RenderContext, render
+from .write import write_site
 
-__all__ = ["Checked", "check", "formatted", "imported", "exported"]
+__all__ = ["Checked", "Built", "check", "build", "formatted", "imported", "exported"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,3 +65,59 @@ def exported(checked: Checked) -> bytes:
     """The evaluated network as network.json bytes."""
     return write_network_json(checked.parsed.network, checked.evaluation).encode("utf-8")
 
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    """The outcome of a build: what was written (or why not)."""
+
+    checked: Checked
+    diagnostics: tuple[Diagnostic, ...]
+    files: int
+    written: bool
+
+
+def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Checked | None:
+    """The network to publish: as checked, or without the files that have errors (--keep-going)."""
+    failing = {d.path for d in checked.diagnostics if d.severity == "error" or strict}
+    if not failing:
+        return checked
+    if not keep_going:
+        return None
+    network = checked.parsed.network
+    beliefs = {i: b for i, b in network.beliefs.items() if b.path not in failing}
+    parsed = replace(checked.parsed, network=replace(network, beliefs=beliefs))
+    evaluation = evaluate(parsed.network, checked.evaluation.limit)
+    return Checked(parsed, evaluation, checked.diagnostics)
+
+
+def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool = False) -> Built:
+    """Check the configured source and write the site into `out` (atomically)."""
+    source = config.source_path()
+    checked = check(source, config.panel_max_items)
+    kept = _kept(checked, source, keep_going, strict)
+    if kept is None:
+        return Built(checked, checked.diagnostics, 0, False)
+    from .render.diagrams import render_diagrams
+    ctx = _context(kept, config, source)
+    diagrams = render_diagrams(ctx)
+    ctx = replace(ctx, diagrams=diagrams.svg)
+    files = list(render(ctx))
+    problems = write_site(files, out)
+    found = (*checked.diagnostics, *diagrams.diagnostics, *problems)
+    return Built(kept, tuple(found), len(files), not problems)
+
+
+def _context(checked: Checked, config: SiteConfig, source: Path) -> RenderContext:
+    visible = visible_ids(checked.evaluation, config.visible_to)
+    documents = {}
+    if source.is_dir():
+        base = Path(config.config_path).parent if config.config_path else Path(".")
+        for doc in checked.parsed.documents:
+            if doc.belief is not None:
+                try:
+                    documents[doc.belief.id] = (source / doc.source.relative).resolve().relative_to(
+                        base.resolve()).as_posix()
+                except ValueError:  # source outside the config folder: no edit link
+                    pass
+    return RenderContext(checked.evaluation, config, visible, documents)

@@ -175,6 +175,8 @@ def write_project(network: Network) -> str:
     data["repos"] = dict(network.repos)
     data["nogoods"] = [_nogood_json(n) for n in network.nogoods]
     data["node_fields"] = list(network.node_fields)
+    if network.extra:
+        data["extra"] = dict(network.extra)
     return dump_yaml(data)
 
 
@@ -225,4 +227,5 @@ def write_network_json(network: Network, ev: Evaluation) -> str:
     data["nodes"] = {i: _node_json(b, ev, default) for i, b in sorted(network.beliefs.items())}
     data["nogoods"] = [_nogood_json(n) for n in network.nogoods]
     data["repos"] = dict(network.repos)
+    data.update(network.extra)
     return json.dumps(data, indent=2)

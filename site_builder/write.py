@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Iterable
 
 from .diagnostics import Diagnostic
 
-__all__ = ["write_files", "replace_file"]
+__all__ = ["write_files", "replace_file", "write_site", "MARKER"]
 
 
 def write_files(files: Iterable[tuple[Path, bytes]], force: bool = False) -> list[Diagnostic]:
@@ -46,3 +47,69 @@ def replace_file(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+MARKER = ".belief-site"
+_MARKER_TEXT = b"This folder is written by belief-site build; it replaces the whole folder on each build.\n"
+
+
+def _refusal(out: Path) -> Diagnostic | None:
+    """Why `out` must not be replaced: a file, or a non-empty folder we did not create."""
+    if out.exists() and not out.is_dir():
+        return Diagnostic(str(out), 0, "E801", "output path is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+        return Diagnostic(str(out), 0, "E801",
+                          "output folder is not empty and was not written by belief-site",
+                          f"choose another -o folder, or empty it (belief-site marks its output with {MARKER})")
+    return None
+
+
+def _safe_relative(path: str) -> bool:
+    parts = path.split("/")
+    return bool(path) and not path.startswith("/") and ".." not in parts and "" not in parts[:-1]
+
+
+def write_site(files: Iterable, out: Path) -> list[Diagnostic]:
+    """Write a whole site into a temporary folder beside `out`, then swap it in.
+
+    A failure at any point leaves the previous site untouched.
+    """
+    refusal = _refusal(out)
+    if refusal:
+        return [refusal]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
+    try:
+        problems = _fill(temp, files)
+        if problems:
+            shutil.rmtree(temp)
+            return problems
+        (temp / MARKER).write_bytes(_MARKER_TEXT)
+        _swap(temp, out)
+    except BaseException:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
+    return []
+
+
+def _fill(temp: Path, files: Iterable) -> list[Diagnostic]:
+    written: set[str] = set()
+    for item in files:
+        if not _safe_relative(item.path) or item.path in written or item.path == MARKER:
+            why = "twice" if item.path in written else "outside the site"
+            return [Diagnostic(item.path, 0, "E801", f"output path written {why}")]
+        written.add(item.path)
+        target = temp / item.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(item.data)
+    return []
+
+
+def _swap(temp: Path, out: Path) -> None:
+    if not out.exists():
+        os.replace(temp, out)
+        return
+    old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old-"))
+    os.replace(out, old / "site")
+    os.replace(temp, out)
+    shutil.rmtree(old, ignore_errors=True)

@@ -13,8 +13,8 @@ def sl(*antecedents: str, unless: tuple[str, ...] = (), label: str = "", kind: s
     return Justification(kind, tuple(antecedents), tuple(unless), label)
 
 
-def net(*beliefs: Belief, from_json: bool = False) -> Network:
-    return Network({b.id: b for b in beliefs}, from_json=from_json)
+def net(*beliefs: Belief, pins_lost: bool = False) -> Network:
+    return Network({b.id: b for b in beliefs}, pins_lost=pins_lost)
 
 
 def premise(belief_id: str, declared: str = IN, **kw) -> Belief:
@@ -78,10 +78,10 @@ def test_a_retracted_derived_belief_is_pinned_out():
         assert ev.is_pinned("c")
 
 
-def test_unmarked_out_with_a_valid_justification_is_pinned_only_from_network_json():
+def test_unmarked_out_with_a_valid_justification_is_pinned_only_where_pins_are_lost():
     beliefs = (premise("a"), derived("c", sl("a"), declared=OUT))
     assert evaluate(net(*beliefs)).status["c"] == IN
-    ev = evaluate(net(*beliefs, from_json=True))
+    ev = evaluate(net(*beliefs, pins_lost=True))
     assert ev.status["c"] == OUT and "W502" in codes(ev)
 
 

@@ -99,7 +99,7 @@ def evaluate(network: Network, limit: int = DEFAULT_LIMIT) -> Evaluation:
             if has_out:
                 outlist_cycle.add(position)
         values = evaluate_component(group, beliefs, status.__getitem__, pinned.__contains__, has_out)
-        if network.from_json and len(group) == 1:
+        if network.pins_lost and len(group) == 1:
             values = _pin_w502(beliefs[group[0]], values, found, pinned)
         status.update(values)
     support = {b.id: (supporting(b, status.__getitem__, beliefs)
@@ -154,10 +154,10 @@ def _status_diagnostics(network: Network, status: Mapping[str, str], found: list
     for nogood in network.nogoods:
         missing = [n for n in nogood.nodes if n not in beliefs]
         if missing:
-            found.append(Diagnostic("_project.yaml", 0, "W605",
+            found.append(Diagnostic(network.origin, nogood.line, "W605",
                                     f"nogood {nogood.id} names missing beliefs: {', '.join(missing)}"))
         if nogood.nodes and all(status.get(n) == IN for n in nogood.nodes):
-            found.append(Diagnostic("_project.yaml", 0, "W506",
+            found.append(Diagnostic(network.origin, nogood.line, "W506",
                                     f"nogood {nogood.id}: all of its beliefs are IN"))
 
 

@@ -77,7 +77,7 @@ def explain_step(ev: Evaluation, belief_id: str) -> tuple[Step, tuple[str, ...]]
     """The step for one belief and the beliefs to explain next."""
     belief = ev.network.beliefs[belief_id]
     value = ev.value(belief_id)
-    reason_text = belief.retract_reason
+    reason_text = belief.reason_out
     if belief.is_premise:
         reason = "premise" if value == IN else "retracted premise"
         return Step(belief_id, value, reason + (f": {reason_text}" if value == OUT and reason_text else "")), ()

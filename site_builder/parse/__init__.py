@@ -52,7 +52,8 @@ def parse(sources: Sources) -> Parsed:
             continue
         beliefs[belief.id] = belief
     project = _project(sources.project, found)
-    network = Network(dict(sorted(beliefs.items())), **project)
+    origin = sources.project.path if sources.project else sources.root
+    network = Network(dict(sorted(beliefs.items())), origin=origin, **project)
     return Parsed(network, documents, tuple(found))
 
 
@@ -77,17 +78,19 @@ def _project(source: SourceFile | None, found: list[Diagnostic]) -> dict[str, An
         return {}
     out: dict[str, Any] = {}
     for key, value in data.items():
-        problem = _project_key(key, value, out)
+        problem = _project_key(key, value, out, source.text)
         if problem:
             found.append(Diagnostic(source.path, _line_of(source.text, key), "E106", problem))
     return out
 
 
-def _project_key(key: str, value: Any, out: dict[str, Any]) -> str | None:
+def _project_key(key: str, value: Any, out: dict[str, Any], text: str) -> str | None:
     if key == "meta" and isinstance(value, dict):
         out["meta"] = value
     elif key == "repos" and isinstance(value, dict):
         out["repos"] = value
+    elif key == "extra" and isinstance(value, dict):
+        out["extra"] = value
     elif key == "node_fields" and isinstance(value, list) and set(value) <= set(NODE_FIELDS):
         out["node_fields"] = tuple(value)
     elif key == "nogoods" and isinstance(value, list) and all(
@@ -95,12 +98,20 @@ def _project_key(key: str, value: Any, out: dict[str, Any]) -> str | None:
         out["nogoods"] = tuple(
             Nogood(n["id"], tuple(n.get("nodes", ())), n.get("discovered", ""),
                    n.get("resolution", ""),
-                   {k: v for k, v in n.items() if k not in ("id", "nodes", "discovered", "resolution")})
+                   {k: v for k, v in n.items() if k not in ("id", "nodes", "discovered", "resolution")},
+                   _nogood_line(text, n["id"]))
             for n in value)
     else:
         return (f"unknown or malformed key {key!r} in _project.yaml "
                 "(expected meta: map, repos: map, nogoods: list, node_fields: list)")
     return None
+
+
+def _nogood_line(text: str, nogood_id: str) -> int:
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip().lstrip("- ").startswith("id:") and nogood_id in line:
+            return number
+    return 0
 
 
 def _line_of(text: str, key: str) -> int:

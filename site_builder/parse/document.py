@@ -141,8 +141,7 @@ class _Reader:
         if full:
             self._take_status(full)
             return
-        like = g.STATUS_LIKE.fullmatch(line)
-        if like and (like.group("tv") in g.TVS or like.group("kind") in g.KINDS):
+        if g.looks_like_status(line):
             self.diag(self.i, "E205", f"malformed status line {line!r}",
                       "write e.g. 'IN premise' or 'OUT derived (depth 2)'")
             self.i += 1
@@ -319,4 +318,5 @@ def _assemble(r: _Reader) -> Belief | None:
     if any(d.severity == "error" and d.code in ("E105", "E201", "E202") for d in r.found):
         return None
     fields.setdefault("declared", IN)
+    fields.setdefault("text", "")  # E209 was reported; --keep-going leaves the file out
     return Belief(path=r.src.path, line=r.title_line + 1, **fields)

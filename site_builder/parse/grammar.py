@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 
 DASH = r"(?:—|--)"
@@ -16,9 +17,22 @@ ACCEPTED_TYPES = ("SL", "CP")
 STATUS = re.compile(
     rf"(?P<b1>\*\*)?(?P<tv>IN|OUT|STALE)(?P<b2>\*\*)?(?P<dot> ·)? (?P<kind>premise|derived)"
     rf"(?: \(depth (?P<depth>\d+)\))?(?: {DASH} (?P<source>.*))?")
-# A line that tries to be a status line: a status word or a kind word in the right place.
-STATUS_LIKE = re.compile(
-    rf"\**(?P<tv>[A-Z]{{2,8}})\**(?: ·)? (?P<kind>[a-z]+)(?: \(depth[^)]*\))?(?: {DASH} .*)?")
+_STATUS_WORDS = re.compile(r"\**(?P<tv>[A-Z]{2,6})\**\s*·?\s+(?P<kind>[A-Za-z]+)(?P<rest>.*)")
+
+
+def looks_like_status(line: str) -> bool:
+    """A status line with a typo (§3.2: E205), not claim text such as "IN nodes are…".
+
+    Either a real truth value followed by a near-miss of `premise`/`derived`, or an
+    upper-case near-miss of a truth value followed by a real kind word.
+    """
+    match = _STATUS_WORDS.match(line)
+    if not match:
+        return False
+    tv, kind = match.group("tv"), match.group("kind").lower()
+    if tv in TVS:
+        return bool(difflib.get_close_matches(kind, KINDS, n=1, cutoff=0.7))
+    return kind in KINDS and bool(difflib.get_close_matches(tv, TVS, n=1, cutoff=0.4))
 DATES = re.compile(
     rf"(?:{'|'.join(DATE_WORDS)}) \S+(?: · (?:{'|'.join(DATE_WORDS)}) \S+)*")
 DATE_PART = re.compile(rf"(?P<word>{'|'.join(DATE_WORDS)}) (?P<stamp>\S+)")

@@ -19,6 +19,7 @@ from .fields import justification_from_json
 
 #: Node keys the newest library writes beyond NODE_FIELDS (§2.1); kept in `extra` silently.
 KNOWN_EXTRA = ("supporting_justification", "text_hash")
+_TOP_KEYS = ("meta", "nodes", "nogoods", "repos")
 _KEY_LINE = re.compile(r'^\s*("(?:[^"\\]|\\.)*")\s*:\s*\{', re.M)
 
 
@@ -72,9 +73,9 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
         found.append(Diagnostic(path, lines.get(dup, 0), "E204",
                                 f"key {dup!r} appears twice in one object (last one kept by JSON)"))
     for key in data:
-        if key not in ("meta", "nodes", "nogoods", "repos"):
+        if key not in _TOP_KEYS:
             found.append(Diagnostic(path, lines.get(key, 1), "W604",
-                                    f"unknown top-level key {key!r} (ignored)"))
+                                    f"unknown top-level key {key!r} (kept verbatim)"))
     beliefs = {}
     for node_id in sorted(data["nodes"]):
         belief = _node(node_id, data["nodes"][node_id], path, lines.get(node_id, 0), found)
@@ -85,10 +86,11 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
     beliefs = {k: _with_default(b, default) for k, b in beliefs.items()}
     meta = data.get("meta")
     _check_meta(meta, len(data["nodes"]), path, lines, found)
-    nogoods = _nogoods(data.get("nogoods", []), path, found)
+    nogoods = _nogoods(data.get("nogoods", []), path, found, source.text)
     repos = data.get("repos", {}) if isinstance(data.get("repos", {}), dict) else {}
     return Network(beliefs, nogoods, repos, meta if isinstance(meta, dict) else None,
-                   default, from_json=True), found
+                   default, extra={k: v for k, v in data.items() if k not in _TOP_KEYS},
+                   pins_lost=True, origin=path), found
 
 
 def _with_default(belief: Belief, default: tuple[str, ...]) -> Belief:
@@ -150,7 +152,13 @@ def _check_meta(meta: Any, count: int, path: str, lines: dict, found: list) -> N
                                 f"meta.node_count is {stated!r} but the file has {count} nodes"))
 
 
-def _nogoods(data: Any, path: str, found: list) -> tuple[Nogood, ...]:
+def line_of(text: str, needle: str) -> int:
+    """1-based line of the first occurrence of `needle` in `text` (0 when absent)."""
+    at = text.find(needle)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 0
+
+
+def _nogoods(data: Any, path: str, found: list, text: str) -> tuple[Nogood, ...]:
     if not isinstance(data, list):
         found.append(Diagnostic(path, 0, "E602", "'nogoods' must be a list (ignored)"))
         return ()
@@ -162,5 +170,6 @@ def _nogoods(data: Any, path: str, found: list) -> tuple[Nogood, ...]:
             continue
         extra = {k: v for k, v in entry.items() if k not in ("id", "nodes", "discovered", "resolution")}
         out.append(Nogood(entry["id"], tuple(entry.get("nodes", ())), entry.get("discovered", ""),
-                          entry.get("resolution", ""), extra))
+                          entry.get("resolution", ""), extra,
+                          line_of(text, json.dumps(entry["id"]))))
     return tuple(out)

@@ -35,7 +35,9 @@ class RenderContext:
     visible: frozenset[str]
     """Ids that may appear anywhere in the output (all of them without `visible_to`)."""
     documents: Mapping[str, str] = field(default_factory=dict)
-    """id -> document path relative to the source folder (for "edit this belief")."""
+    """id -> document path relative to the repository (for "edit this belief")."""
+    diagrams: Mapping[str, str] = field(default_factory=dict)
+    """id -> inline SVG of its dependency diagram (links relative from its page)."""
 
     @property
     def beliefs(self) -> Mapping[str, Belief]:

@@ -1,0 +1,50 @@
+"""Partial publishing (DESIGN "partial publishing", spec §1.3 access_tags).
+
+A belief's tags are its own `metadata.access_tags` unioned over its whole antecedent
+closure, recomputed here (never trusted from the input); it is visible when they are all
+among the allowed tags. Statuses are still computed on the whole network.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from . import Evaluation
+
+
+def _own_tags(belief) -> frozenset[str]:
+    tags = belief.metadata.get("access_tags", ())
+    if isinstance(tags, str):
+        tags = (tags,)
+    return frozenset(str(t) for t in tags) if isinstance(tags, (list, tuple)) else frozenset()
+
+
+def closure_tags(ev: Evaluation) -> dict[str, frozenset[str]]:
+    """id -> access tags unioned over its antecedent closure (linear, in topological order)."""
+    beliefs = ev.network.beliefs
+    groups: dict[int, list[str]] = defaultdict(list)
+    for belief_id, position in ev.component.items():
+        groups[position].append(belief_id)
+    tags: dict[str, frozenset[str]] = {}
+    for position in sorted(groups):
+        members = groups[position]
+        union = set()
+        for m in members:
+            union |= _own_tags(beliefs[m])
+            for j in beliefs[m].justifications:
+                for a in j.antecedents:
+                    if a in tags:
+                        union |= tags[a]
+        frozen = frozenset(union)
+        for m in members:
+            tags[m] = frozen
+    return tags
+
+
+def visible_ids(ev: Evaluation, allowed: Iterable[str] | None) -> frozenset[str]:
+    """Ids a site may show: all of them without `visible_to`."""
+    if allowed is None:
+        return frozenset(ev.network.beliefs)
+    allowed = frozenset(allowed)
+    return frozenset(i for i, t in closure_tags(ev).items() if t <= allowed)

@@ -1,0 +1,129 @@
+"""HTML pages through the Jinja2 theme: belief pages, index, premises, OUT, nogoods, 404."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator
+
+import jinja2
+
+from ..checks import echo_of, kind_of
+from ..evaluate.queries import explain_step
+from ..model import IN, OUT
+from . import OutputFile, RenderContext
+from .views import belief_page, ref, refs
+
+
+def templates_dir() -> Path:
+    """The default theme: inside the package when installed, `templates/` in a checkout."""
+    here = Path(__file__).resolve().parent.parent
+    installed = here / "templates"
+    return installed if installed.is_dir() else here.parent / "templates"
+
+
+def environment(ctx: RenderContext) -> jinja2.Environment:
+    """One autoescaping environment per build; a user folder overrides single templates."""
+    folders = [str(templates_dir())]
+    if ctx.config.templates:
+        base = Path(ctx.config.config_path).parent if ctx.config.config_path else Path(".")
+        folders.insert(0, str(base / ctx.config.templates))
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
+                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                              keep_trailing_newline=True)
+
+
+def _root(path: str) -> str:
+    depth = path.count("/")
+    return "../" * depth if depth else "./"
+
+
+def _common(ctx: RenderContext, path: str, title: str) -> dict[str, Any]:
+    href = lambda target: ctx.href(path, target)  # noqa: E731
+    counts = Counter(ctx.evaluation.value(b.id) for b in ctx.shown())
+    return {"title": title, "site_name": ctx.config.site_name, "root": _root(path),
+            "nav": {"index": href("index.html"), "premises": href("premises/index.html"),
+                    "out": href("out/index.html"), "nogoods": href("nogoods/index.html")},
+            "assets": posixpath.join(_root(path), "assets"), "counts": counts,
+            "home": href("index.html"), "site_badge": href("badge.svg")}
+
+
+def _page(env, ctx, template: str, path: str, title: str, **values) -> OutputFile:
+    html = env.get_template(template).render(**_common(ctx, path, title), **values)
+    return OutputFile(path, html.encode("utf-8"))
+
+
+def emit(ctx: RenderContext) -> Iterator[OutputFile]:
+    """Every HTML page of the site."""
+    env = environment(ctx)
+    for belief in ctx.shown():
+        path = ctx.page(belief.id)
+        yield _page(env, ctx, "belief.html", path, belief.id, b=belief_page(ctx, belief, path))
+    yield _page(env, ctx, "index.html", "index.html", "All beliefs", rows=_index_rows(ctx, "index.html"))
+    yield _page(env, ctx, "premises.html", "premises/index.html", "Premises",
+                rows=_premise_rows(ctx, "premises/index.html"))
+    yield _page(env, ctx, "out.html", "out/index.html", "OUT beliefs", rows=_out_rows(ctx, "out/index.html"))
+    yield _page(env, ctx, "nogoods.html", "nogoods/index.html", "Nogoods",
+                rows=_nogood_rows(ctx, "nogoods/index.html"))
+    yield _not_found(env, ctx)
+
+
+def _index_rows(ctx: RenderContext, here: str) -> list[dict]:
+    ev = ctx.evaluation
+    return [{"id": b.id, "href": ctx.href(here, ctx.page(b.id)), "status": ev.value(b.id),
+             "kind": kind_of(b), "depth": ev.depth[b.id],
+             "dependents": sum(1 for d in ev.dependents[b.id] if ctx.is_visible(d.id)),
+             "claim": _short(echo_of(b))} for b in ctx.shown()]
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _premise_rows(ctx: RenderContext, here: str) -> list[dict]:
+    """Premises ranked by how many beliefs rest on them (traces are capped: counts are lower bounds)."""
+    resting: Counter = Counter()
+    for belief in ctx.shown():
+        if not belief.is_premise:
+            resting.update(p for p in ctx.evaluation.trace[belief.id] if ctx.is_visible(p))
+    rows = [{**ref(ctx, b.id, here), "resting": resting[b.id]} for b in ctx.shown() if b.is_premise]
+    return sorted(rows, key=lambda r: (-r["resting"], r["id"]))
+
+
+def _out_rows(ctx: RenderContext, here: str) -> list[dict]:
+    rows = []
+    for belief in ctx.shown():
+        if ctx.evaluation.value(belief.id) != OUT:
+            continue
+        step, causes = explain_step(ctx.evaluation, belief.id)
+        rows.append({**ref(ctx, belief.id, here), "reason": step.reason, "kind": kind_of(belief),
+                     "causes": refs(ctx, causes, here)})
+    return rows
+
+
+def _nogood_rows(ctx: RenderContext, here: str) -> list[dict]:
+    rows = []
+    for nogood in ctx.evaluation.network.nogoods:
+        members = [ref(ctx, n, here) for n in nogood.nodes]
+        if any(m is None for m in members):
+            continue  # touches an unpublished belief: leave the whole nogood out
+        rows.append({"id": nogood.id, "members": members, "discovered": nogood.discovered,
+                     "resolution": nogood.resolution,
+                     "all_in": all(ctx.evaluation.value(n) == IN for n in nogood.nodes)})
+    return rows
+
+
+def _not_found(env, ctx: RenderContext) -> OutputFile:
+    """404 is served at any depth: links must be absolute (site_url path) or root-relative."""
+    base = "/"
+    if ctx.config.site_url:
+        from urllib.parse import urlsplit
+        base = urlsplit(ctx.config.site_url).path.rstrip("/") + "/"
+    values = _common(ctx, "404.html", "Not found")
+    values.update(root=base, assets=base + "assets", home=base,
+                  nav={k: base + v for k, v in (("index", ""), ("premises", "premises/"),
+                                                ("out", "out/"), ("nogoods", "nogoods/"))},
+                  site_badge=base + "badge.svg")
+    html = env.get_template("404.html").render(**values)
+    return OutputFile("404.html", html.encode("utf-8"))

@@ -1,0 +1,169 @@
+"""Read-only views of beliefs for the templates: plain dicts, visibility applied, bounded lists.
+
+Templates never see the model; every id that reaches a page passes `ref`, which hides
+beliefs that are not published and gives each link relative to the page being written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import Markup
+
+from ..checks import echo_of, kind_of
+from ..evaluate.queries import explain, impact, trace
+from ..model import IN, Belief
+from .. import urls
+from . import RenderContext
+from .markup import render_block, render_inline, safe_url
+
+
+def ref(ctx: RenderContext, belief_id: str, here: str) -> dict[str, Any] | None:
+    """A link to a belief from page `here`, or None when it must not be shown."""
+    beliefs = ctx.beliefs
+    if belief_id not in beliefs:
+        return {"id": belief_id, "href": None, "status": None, "claim": "", "missing": True}
+    if not ctx.is_visible(belief_id):
+        return None
+    return {"id": belief_id, "href": ctx.href(here, ctx.page(belief_id)),
+            "status": ctx.evaluation.value(belief_id), "claim": echo_of(beliefs[belief_id]),
+            "missing": False}
+
+
+def refs(ctx: RenderContext, ids, here: str) -> list[dict[str, Any]]:
+    """`ref` for each id, dropping the unpublished ones."""
+    return [r for r in (ref(ctx, i, here) for i in ids) if r is not None]
+
+
+def bounded(items: list, limit: int, count: int | None = None, complete: bool = True) -> dict:
+    """At most `limit` items with the exact count, or "N+" when the search stopped."""
+    total = len(items) if count is None else count
+    return {"entries": items[:limit], "count": f"{total}" if complete else f"{total}+",
+            "more": total - min(limit, len(items)) if complete else None}
+
+
+def justifications(ctx: RenderContext, belief: Belief, here: str) -> list[dict[str, Any]]:
+    """Each justification with its linked antecedents and outlist, and whether it supports."""
+    ev = ctx.evaluation
+    out = []
+    for index, j in enumerate(belief.justifications):
+        out.append({
+            "number": index + 1, "type": j.type, "label": Markup(render_inline(j.label)),
+            "supporting": ev.supporting.get(belief.id) == index,
+            "antecedents": refs(ctx, [a for a in j.antecedents if a != belief.id], here),
+            "outlist": refs(ctx, j.outlist, here),
+            "valid": _valid(ctx, belief, index),
+        })
+    return out
+
+
+def _valid(ctx: RenderContext, belief: Belief, index: int) -> bool:
+    from ..evaluate import explain_valid
+    return explain_valid(ctx.evaluation, belief, index)
+
+
+def dependents(ctx: RenderContext, belief: Belief, here: str) -> dict:
+    """Dependents with the justification label and role, bounded."""
+    rows = []
+    for dep in ctx.evaluation.dependents.get(belief.id, ()):
+        target = ref(ctx, dep.id, here)
+        if target:
+            rows.append({**target, "label": dep.label, "role": dep.role, "number": dep.index + 1})
+    return bounded(rows, ctx.config.panel_max_items)
+
+
+def explanation(ctx: RenderContext, belief_id: str, here: str) -> dict:
+    """Why the belief is IN or OUT (bounded, depth-first)."""
+    result = explain(ctx.evaluation, belief_id, ctx.config.panel_max_items)
+    steps = []
+    for step in result.items:
+        target = ref(ctx, step.id, here)
+        if target is None:
+            continue
+        causes = [{"number": s.index + 1, "type": s.type, "valid": s.valid,
+                   "failed": refs(ctx, s.failed, here), "missing": refs(ctx, s.missing, here),
+                   "violated": refs(ctx, s.violated, here),
+                   "antecedents": refs(ctx, s.antecedents, here)} for s in step.justifications]
+        steps.append({**target, "value": step.value, "reason": step.reason, "justifications": causes})
+    return bounded(steps, len(steps), result.count, result.complete)
+
+
+def premises(ctx: RenderContext, belief_id: str, here: str) -> dict:
+    """The premises a belief rests on (trace)."""
+    result = trace(ctx.evaluation, belief_id, ctx.config.panel_max_items)
+    return bounded(refs(ctx, result.items, here), ctx.config.panel_max_items, result.count, result.complete)
+
+
+def impacted(ctx: RenderContext, belief_id: str, here: str) -> dict:
+    """What changes if this belief flips."""
+    result = impact(ctx.evaluation, belief_id, ctx.config.panel_max_items)
+    rows = [{**r, "new": new} for i, new in result.items if (r := ref(ctx, i, here))]
+    return bounded(rows, ctx.config.panel_max_items, result.count, result.complete)
+
+
+def challenges(ctx: RenderContext, belief: Belief, here: str) -> list[dict]:
+    """Challenges (metadata.challenges) and the defences of each (spec §1.3)."""
+    listed = belief.metadata.get("challenges", [])
+    out = []
+    for challenge_id in listed if isinstance(listed, list) else []:
+        target = ref(ctx, str(challenge_id), here)
+        if not target:
+            continue
+        challenge = ctx.beliefs.get(str(challenge_id))
+        defences = challenge.metadata.get("challenges", []) if challenge else []
+        out.append({**target, "defences": refs(ctx, defences if isinstance(defences, list) else [], here)})
+    return out
+
+
+def embeds(ctx: RenderContext, belief_id: str, here: str) -> dict[str, str]:
+    """Markdown, HTML and reStructuredText snippets embedding the badge and link."""
+    site = ctx.config.site_url
+    page_dir, badge = urls.belief_dir(belief_id, ctx.config.prefix), urls.badge_path(belief_id, ctx.config.prefix)
+    page_url = urls.site_url_for(site, page_dir) if site else ctx.href(here, ctx.page(belief_id))
+    badge_url = urls.site_url_for(site, badge) if site else ctx.href(here, badge)
+    alt = f"belief {belief_id}"
+    return {
+        "Markdown": f"[![{alt}]({badge_url})]({page_url})",
+        "HTML": f'<a href="{page_url}"><img src="{badge_url}" alt="{alt}"></a>',
+        "reStructuredText": f".. image:: {badge_url}\n   :target: {page_url}\n   :alt: {alt}",
+    }
+
+
+def edit_link(ctx: RenderContext, belief_id: str) -> str | None:
+    """"Edit this belief" URL from repo_url + edit_uri, for documents sources only."""
+    config, path = ctx.config, ctx.documents.get(belief_id)
+    if not (config.edit_links and config.repo_url and path):
+        return None
+    edit_uri = config.edit_uri
+    if edit_uri is None and any(h in config.repo_url for h in ("github.com", "gitlab.com")):
+        edit_uri = "edit/main/"
+    if not edit_uri:
+        return None
+    url = config.repo_url.rstrip("/") + "/" + edit_uri.strip("/") + "/" + path
+    return url if safe_url(url) else None
+
+
+def belief_page(ctx: RenderContext, belief: Belief, here: str) -> dict[str, Any]:
+    """Everything the belief page shows (DESIGN "Pages")."""
+    ev = ctx.evaluation
+    status = ev.value(belief.id)
+    stated = belief.declared if (not belief.is_premise and belief.declared != status) else None
+    return {
+        "id": belief.id, "status": status, "stated": stated, "kind": kind_of(belief),
+        "depth": ev.depth[belief.id], "pinned": ev.is_pinned(belief.id),
+        "retract_reason": belief.reason_out,
+        "claim": Markup(render_block(belief.text)), "summary": Markup(render_block(belief.summary)) if belief.summary else None,
+        "dates": [(w, getattr(belief, f)) for w, f in _DATES if getattr(belief, f)],
+        "source": belief.source, "source_url": belief.source_url if safe_url(belief.source_url) and belief.source_url else None,
+        "justifications": justifications(ctx, belief, here),
+        "dependents": dependents(ctx, belief, here),
+        "explain": explanation(ctx, belief.id, here), "trace": premises(ctx, belief.id, here),
+        "impact": impacted(ctx, belief.id, here), "flip": "retracted" if status == IN else "asserted",
+        "challenges": challenges(ctx, belief, here), "embeds": embeds(ctx, belief.id, here),
+        "edit": edit_link(ctx, belief.id), "diagram": Markup(ctx.diagrams.get(belief.id, "")),
+        "json": "index.json", "badge": "badge.svg",
+    }
+
+
+_DATES = (("Created", "created_at"), ("Updated", "updated_at"), ("Reviewed", "reviewed_at"),
+          ("Verified", "verified_at"), ("Retracted", "retracted_at"))

@@ -1,0 +1,604 @@
+"""Hostile and broken input: every case gives a clear `path:line: CODE message`, the right
+exit code, no traceback, and loses nothing (the input is never modified, the other
+beliefs are still read). Spec §3.2 pre-processing, §3.4, §3.5, §1.7.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from site_builder.model import IN, OUT
+from site_builder.pipeline import check
+
+from .conftest import EXAMPLE
+
+DIAGNOSTIC = re.compile(r"(?P<path>[^\s:][^:]*?)(?::(?P<line>\d+))?: (?P<code>[EW]\d{3}) (?P<message>.+)")
+ID_RULE = ("id must be lower-case letters, digits, '.' and '-' (starting and ending with "
+           "a letter or digit), optionally 'namespace:local'")
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+def write(root: Path, files: dict[str, str | bytes]) -> None:
+    for relative, content in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_bytes(content.encode("utf-8"))
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def premise(belief_id: str, tv: str = IN, text: str | None = None) -> str:
+    return f"# {belief_id}\n\n**{tv}** · premise\n\n{text or f'Claim {belief_id}.'}\n"
+
+
+def derived(belief_id: str, tv: str, ante: list[str] = (), unless: list[str] = (),
+            jtype: str = "SL", depth: int = 1) -> str:
+    """A Markdown-spelled derived belief with one justification (items written as given)."""
+    out = (f"# {belief_id}\n\n**{tv}** · derived (depth {depth})\n\nClaim {belief_id}.\n\n"
+           f"## Justifications\n\n### {jtype} — because\n")
+    if ante:
+        out += "\nAntecedents (all must be IN):\n\n" + "".join(f"- {a}\n" for a in ante)
+    if unless:
+        out += "\nUnless (all must be OUT):\n\n" + "".join(f"- {u}\n" for u in unless)
+    return out
+
+
+class Run:
+    """One `belief-site` run: exit code, streams, and the diagnostic lines printed."""
+
+    def __init__(self, code: int, out: str, err: str):
+        self.code, self.out, self.err = code, out, err
+        assert "Traceback" not in out + err
+        self.lines = [line for line in (err + "\n" + out).splitlines() if DIAGNOSTIC.fullmatch(line)]
+        self.codes = [DIAGNOSTIC.fullmatch(line)["code"] for line in self.lines]
+
+
+@pytest.fixture
+def run(cli, tmp_path, monkeypatch):
+    """Run the CLI with cwd = tmp_path; assert that the run changed no input file."""
+    monkeypatch.chdir(tmp_path)
+
+    def go(*args: str, writes: bool = False) -> Run:
+        before = snapshot(tmp_path)
+        result = Run(*cli(*args))
+        if not writes:
+            assert snapshot(tmp_path) == before, "the command changed its input"
+        return result
+    return go
+
+
+@pytest.fixture
+def checked(tmp_path, monkeypatch):
+    """The pipeline's view of a source (relative to tmp_path)."""
+    monkeypatch.chdir(tmp_path)
+    return check
+
+
+# -- encoding and bytes ------------------------------------------------------------------------
+
+def test_non_utf8_bytes_excluded_with_byte_offset(tmp_path, run, checked):
+    write(tmp_path, {
+        "beliefs/a.md": b"# a\n\n**IN** \xc2\xb7 premise\n\nCaf\xe9 au lait.\n",
+        "beliefs/b.md": derived("b", OUT, ["a"]),
+        "beliefs/c.md": premise("c"),
+    })
+    r = run("check", "beliefs")
+    assert r.code == 1
+    assert "beliefs/a.md:5: E101 bytes are not valid UTF-8 at byte offset 27" in r.lines
+    assert "hint: save the file as UTF-8" in r.err
+    # Its id is unresolved elsewhere (W401), and the rest of the network is still read.
+    assert ("beliefs/b.md:13: W401 antecedent 'a' of justification 1 is not in the network: "
+            "treated as OUT") in r.lines
+    assert sorted(r.codes) == ["E101", "W401"]
+    assert "2 beliefs, 1 errors, 1 warnings" in r.err
+    result = checked("beliefs")
+    assert sorted(result.parsed.network.beliefs) == ["b", "c"]
+    assert result.evaluation.status == {"b": OUT, "c": IN}
+
+
+def test_non_utf8_network_json(tmp_path, run):
+    data = json.dumps({"nodes": {"a": {"text": "Caf\u00e9.", "truth_value": "IN",
+                                       "justifications": []}}}, indent=2, ensure_ascii=False)
+    raw = data.encode("utf-8").replace("é".encode("utf-8"), b"\xe9")
+    write(tmp_path, {"network.json": raw})
+    r = run("check", "network.json")
+    assert r.code == 1
+    offset = raw.index(b"\xe9")
+    assert r.lines == [f"network.json:4: E101 bytes are not valid UTF-8 at byte offset {offset}"]
+    assert (tmp_path / "network.json").read_bytes() == raw
+
+
+def test_bom_is_stripped_and_reported(tmp_path, run, checked):
+    text = premise("a")
+    write(tmp_path, {"with/a.md": b"\xef\xbb\xbf" + text.encode("utf-8"), "without/a.md": text})
+    r = run("check", "with")
+    assert r.code == 0
+    assert r.lines == ["with/a.md:1: W103 byte-order mark present (stripped)"]
+    assert run("check", "--strict", "with").code == 1
+    # The BOM is not part of the id: the document parses exactly like the one without it.
+    with_bom, without = checked("with"), checked("without")
+    assert list(with_bom.parsed.network.beliefs.values()) == list(without.parsed.network.beliefs.values())
+    assert with_bom.parsed.network.beliefs["a"].text == "Claim a."
+    assert without.diagnostics == ()
+
+
+def test_fmt_keeps_the_bom(tmp_path, run):
+    stale = premise("b") + "\n## Dependents\n\n"
+    write(tmp_path, {
+        "beliefs/a.md": b"\xef\xbb\xbf" + derived("a", IN, ["OUT b — Claim b."], depth=4).encode("utf-8"),
+        "beliefs/b.md": stale,
+    })
+    r = run("fmt", "beliefs", writes=True)
+    assert r.code == 0
+    data = (tmp_path / "beliefs/a.md").read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf# a\n")
+    assert "**IN** · derived (depth 1)" in data.decode("utf-8")
+    assert "- IN b — Claim b." in data.decode("utf-8")
+    assert run("check", "beliefs").codes == ["W103"]
+
+
+def _crlf_copy(tmp_path: Path) -> tuple[Path, Path]:
+    lf, crlf = tmp_path / "lf", tmp_path / "crlf"
+    shutil.copytree(EXAMPLE, lf)
+    crlf.mkdir()
+    for path in sorted(lf.glob("*.md")):
+        (crlf / path.name).write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    return lf, crlf
+
+
+def test_crlf_parses_exactly_like_lf(tmp_path, run, checked):
+    lf, crlf = _crlf_copy(tmp_path)
+    assert b"\r\n" in (crlf / "attention-is-non-symmetric.md").read_bytes()
+    a, b = checked("lf"), checked("crlf")
+    assert len(a.parsed.network.beliefs) == 5
+    assert list(a.parsed.network.beliefs.values()) == list(b.parsed.network.beliefs.values())
+    assert dict(a.evaluation.status) == dict(b.evaluation.status)
+    assert dict(a.evaluation.depth) == dict(b.evaluation.depth)
+    assert a.diagnostics == b.diagnostics == ()
+    r = run("check", "--strict", "crlf")
+    assert (r.code, r.lines) == (0, [])
+    assert "5 beliefs, 0 errors, 0 warnings" in r.err
+    r = run("fmt", "--check", "crlf")
+    assert r.code == 0
+    assert "0 of 5 documents would change" in r.err
+
+
+def test_fmt_keeps_crlf_line_ends(tmp_path, run):
+    _, crlf = _crlf_copy(tmp_path)
+    target = crlf / "attention-universality-grounded-in-structural-richness.md"
+    original = target.read_bytes()
+    target.write_bytes(original.replace(b"(depth 2)", b"(depth 7)"))
+    assert run("check", "crlf").lines == [
+        "crlf/attention-universality-grounded-in-structural-richness.md:3: W503 "
+        "stale derived content: says depth 7, is 2"]
+    assert run("fmt", "crlf", writes=True).code == 0
+    assert target.read_bytes() == original
+
+
+def test_empty_and_whitespace_only_files(tmp_path, run, checked):
+    write(tmp_path, {
+        "beliefs/a.md": b"",
+        "beliefs/b.md": " \n\t\n   \n",
+        "beliefs/c.md": premise("c"),
+        "beliefs/d.md": derived("d", OUT, ["a"]),
+    })
+    r = run("check", "beliefs")
+    assert r.code == 1
+    assert "beliefs/a.md:1: E102 empty or whitespace-only file" in r.lines
+    assert "beliefs/b.md:1: E102 empty or whitespace-only file" in r.lines
+    assert ("beliefs/d.md:13: W401 antecedent 'a' of justification 1 is not in the network: "
+            "treated as OUT") in r.lines
+    assert sorted(r.codes) == ["E102", "E102", "W401"]
+    assert sorted(checked("beliefs").parsed.network.beliefs) == ["c", "d"]
+
+
+def test_ten_megabyte_document(tmp_path, run, checked):
+    line = "Attention is a directed computation — i→j ≠ j→i, √d_k scaling, and more words here. "
+    text = "\n".join(line.strip() for _ in range(20_000))  # ~2 MB claim over many lines
+    summary = "\n".join((line * 5).rstrip() for _ in range(20_000))  # ~9 MB summary of long lines
+    body = (f"# big\n\n**IN** · derived (depth 1)\n\n{text}\n\n## Summary\n\n{summary}\n\n"
+            "## Justifications\n\n### SL — many\n\nAntecedents (all must be IN):\n\n"
+            + "".join(f"- IN p{i} — Claim p{i}.\n" for i in range(2_000)))
+    files = {"beliefs/big.md": body}
+    files.update({f"beliefs/p{i}.md": premise(f"p{i}") for i in range(2_000)})
+    write(tmp_path, files)
+    assert (tmp_path / "beliefs/big.md").stat().st_size >= 10 * 1024 * 1024
+    start = time.monotonic()
+    r = run("check", "--strict", "beliefs")
+    elapsed = time.monotonic() - start
+    assert (r.code, r.lines) == (0, [])
+    assert "2001 beliefs, 0 errors, 0 warnings" in r.err
+    assert elapsed < 60, f"check took {elapsed:.1f} s"
+    big = checked("beliefs").parsed.network.beliefs["big"]
+    assert big.text == text
+    assert big.summary == summary
+    assert len(big.justifications[0].antecedents) == 2_000
+
+
+# -- the head: status line ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("spelling", ["# a\n\nClaim a.\n", "a\n\nClaim a.\n\nSummary\n\nWhy.\n"],
+                         ids=["markdown", "plain"])
+def test_missing_status_line(tmp_path, run, checked, spelling):
+    write(tmp_path, {"beliefs/a.md": spelling})
+    r = run("check", "beliefs")
+    assert r.code == 0
+    assert r.lines == ["beliefs/a.md:1: W206 missing status line (IN assumed)"]
+    assert "hint: add a line such as 'IN premise' after the title" in r.err
+    assert run("check", "--strict", "beliefs").code == 1
+    belief = checked("beliefs").parsed.network.beliefs["a"]
+    assert (belief.declared, belief.text) == (IN, "Claim a.")
+
+
+TYPOS = ["IM derived", "IN derivd", "**IN** · derivd (depth 1)", "OUT premis — a source", "INN premise",
+         # Start with IN/OUT followed by premise/derived, yet no full match (spec §3.2: E205).
+         "IN  premise", "IN premise.", "OUT derived (depth 2"]
+
+
+@pytest.mark.parametrize("status", TYPOS)
+def test_status_typo_is_an_error_not_text(tmp_path, run, checked, status):
+    write(tmp_path, {"beliefs/a.md": f"# a\n\n{status}\n\nClaim a.\n"})
+    r = run("check", "beliefs")
+    assert r.lines == [f"beliefs/a.md:3: E205 malformed status line {status!r}"]
+    assert r.code == 1
+    # The typo did not turn into text, and the belief is still read.
+    assert checked("beliefs").parsed.network.beliefs["a"].text == "Claim a."
+
+
+@pytest.mark.parametrize("first_line", [
+    "IN nodes — the believed ones — are drawn green.",
+    "OUT beliefs are hidden",
+    "CP systems favour consistency",
+])
+def test_text_that_only_looks_like_a_status_stays_text(tmp_path, run, checked, first_line):
+    """Spec §3.2: real texts begin with "IN nodes…"; only IN|OUT|STALE + premise|derived is E205."""
+    write(tmp_path, {"beliefs/a.md": f"# a\n\n{first_line}\n"})
+    r = run("check", "beliefs")
+    assert r.lines == ["beliefs/a.md:1: W206 missing status line (IN assumed)"]
+    assert r.code == 0
+    assert checked("beliefs").parsed.network.beliefs["a"].text == first_line
+
+
+def test_document_without_claim_text(tmp_path, run, checked):
+    write(tmp_path, {"beliefs/a.md": "# a\n\n**IN** · premise\n\n## Summary\n\nOnly a summary.\n",
+                     "beliefs/b.md": premise("b")})
+    r = run("check", "beliefs")
+    assert r.code == 1
+    assert r.lines == ["beliefs/a.md:1: E209 no claim text"]
+    assert "b" in checked("beliefs").parsed.network.beliefs
+
+
+# -- justifications ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("jtype", ["XL", "ANY", "SLL"])
+def test_unknown_justification_type(tmp_path, run, checked, jtype):
+    write(tmp_path, {"beliefs/b.md": premise("b"),
+                     "beliefs/a.md": derived("a", IN, ["IN b — Claim b."], jtype=jtype)})
+    r = run("check", "beliefs")
+    assert r.code == 1
+    assert f"beliefs/a.md:9: E303 unknown justification type {jtype!r}" in r.lines
+    assert "hint: use SL (or CP); it is evaluated as never valid" in r.err
+    # Evaluated as never valid: declared IN, computed OUT.
+    assert "beliefs/a.md:1: W501 'a' is declared IN but computes OUT" in r.lines
+    assert sorted(r.codes) == ["E303", "W501"]
+    result = checked("beliefs")
+    assert result.evaluation.status["a"] == OUT
+    assert result.parsed.network.beliefs["a"].justifications[0].type == jtype
+
+
+def test_cp_is_accepted_and_checked_like_sl(tmp_path, run, checked):
+    write(tmp_path, {"beliefs/b.md": premise("b"),
+                     "beliefs/a.md": derived("a", IN, ["IN b — Claim b."], jtype="CP")})
+    r = run("check", "--strict", "beliefs")
+    assert (r.code, r.lines) == (0, [])
+    assert checked("beliefs").evaluation.status["a"] == IN
+
+
+# -- ids -------------------------------------------------------------------------------------------
+
+def test_duplicate_id_in_two_files(tmp_path, run, checked):
+    write(tmp_path, {"beliefs/a.md": premise("a", text="The first claim."),
+                     "beliefs/b.md": premise("a", text="The second claim.")})
+    r = run("check", "beliefs")
+    assert r.code == 1
+    assert "beliefs/a.md:1: E204 id 'a' is also defined in beliefs/b.md" in r.lines
+    assert "beliefs/b.md:1: E204 id 'a' is also defined in beliefs/a.md" in r.lines
+    assert "beliefs/b.md:1: E203 id 'a' does not match the file path (expected 'b')" in r.lines
+    assert "hint: beliefs/a.md is used; rename or delete one of them" in r.err
+    # First by sorted path is used; both files are still on disk (checked by `run`).
+    belief = checked("beliefs").parsed.network.beliefs["a"]
+    assert (belief.path, belief.text) == ("beliefs/a.md", "The first claim.")
+
+
+def test_duplicate_id_in_network_json(tmp_path, run):
+    write(tmp_path, {"network.json": '{\n  "nodes": {\n'
+                     '    "a": {"text": "One.", "truth_value": "IN", "justifications": []},\n'
+                     '    "a": {"text": "Two.", "truth_value": "IN", "justifications": []}\n'
+                     "  }\n}\n"})
+    r = run("check", "network.json")
+    assert r.code == 1
+    assert r.lines == ["network.json:3: E204 key 'a' appears twice in one object (last one kept by JSON)"]
+
+
+def test_id_and_file_name_disagree(tmp_path, run, checked):
+    write(tmp_path, {"beliefs/x.md": premise("y"), "beliefs/ns/a.md": premise("a")})
+    r = run("check", "beliefs")
+    assert r.code == 1
+    assert sorted(r.lines) == [
+        "beliefs/ns/a.md:1: E203 id 'a' does not match the file path (expected 'ns:a')",
+        "beliefs/x.md:1: E203 id 'y' does not match the file path (expected 'x')",
+    ]
+    assert "hint: rename the file or change the title to 'x'" in r.err
+    # The in-document id is used (spec §3.5, E203 with --keep-going).
+    assert sorted(checked("beliefs").parsed.network.beliefs) == ["a", "y"]
+
+
+ESCAPES = [
+    ("../x", ID_RULE),
+    ("/etc/passwd", ID_RULE),
+    ("ns/../../x", ID_RULE),
+    ("con", "'con' is a reserved device name on Windows"),
+    ("nul.txt", "'nul.txt' is a reserved device name on Windows"),
+    ("notes:com1", "'com1' is a reserved device name on Windows"),
+    ("CON", ID_RULE),
+]
+
+
+@pytest.mark.parametrize(("bad", "why"), ESCAPES, ids=[b for b, _ in ESCAPES])
+def test_id_that_escapes_the_folder_in_a_document(tmp_path, run, checked, bad, why):
+    write(tmp_path, {"beliefs/x.md": premise(bad), "beliefs/ok.md": premise("ok")})
+    r = run("check", "beliefs")
+    assert r.code == 1
+    assert r.lines == [f"beliefs/x.md:1: E202 invalid id {bad!r}: {why}"]
+    assert sorted(checked("beliefs").parsed.network.beliefs) == ["ok"]
+
+
+def test_id_that_escapes_the_folder_in_network_json(tmp_path, run):
+    outside = str(tmp_path / "outside")
+    bad = ["../x", "../../escaped", "con", outside]
+    nodes = {b: {"text": "Bad.", "truth_value": "IN", "justifications": []} for b in bad}
+    nodes["ok"] = {"text": "Fine.", "truth_value": "IN", "justifications": []}
+    write(tmp_path / "in", {"network.json": json.dumps({"nodes": nodes}, indent=2)})
+    r = run("check", "in/network.json")
+    assert r.code == 1
+    assert sorted(r.codes) == ["E602"] * 4
+    assert (f"in/network.json:8: E602 node '../../escaped': invalid id: {ID_RULE} (node left out)"
+            in r.lines)
+    assert ("in/network.json:13: E602 node 'con': invalid id: 'con' is a reserved device name on "
+            "Windows (node left out)") in r.lines
+    assert "1 beliefs, 4 errors, 0 warnings" in r.err
+    # import refuses: nothing is written, inside or outside the output folder.
+    before = snapshot(tmp_path)
+    r = run("import", "in/network.json", "-o", "out/beliefs")
+    assert r.code == 1
+    assert "nothing written" in r.err
+    assert snapshot(tmp_path) == before
+    assert not (tmp_path / "out").exists()
+    assert not Path(outside + ".md").exists()
+
+
+# -- references and cycles (spec §1.7) ---------------------------------------------------------------
+
+def test_dangling_antecedent(tmp_path, run, checked):
+    write(tmp_path, {
+        "beliefs/a.md": derived("a", OUT, ["gone"]),
+        "beliefs/b.md": derived("b", IN, ["IN gone — Held elsewhere."]),
+        "beliefs/c.md": derived("c", OUT, ["? gone"]),
+        "beliefs/d.md": derived("d", IN, unless=["gone"]),
+        "beliefs/e.md": derived("e", OUT, unless=["IN gone"]),
+    })
+    r = run("check", "beliefs")
+    assert r.code == 0
+    assert sorted(r.lines) == [
+        "beliefs/a.md:13: W401 antecedent 'gone' of justification 1 is not in the network: treated as OUT",
+        "beliefs/b.md:13: W401 antecedent 'gone' of justification 1 is not in the network: assumed IN from its tag",
+        "beliefs/c.md:13: W401 antecedent 'gone' of justification 1 is not in the network: treated as OUT",
+        "beliefs/d.md:13: W401 outlist member 'gone' of justification 1 is not in the network: does not block",
+        "beliefs/e.md:13: W401 outlist member 'gone' of justification 1 is not in the network: assumed IN from its tag",
+    ]
+    assert checked("beliefs").evaluation.status == {"a": OUT, "b": IN, "c": OUT, "d": IN, "e": OUT}
+    assert run("check", "--strict", "beliefs").code == 1
+
+
+def test_self_reference(tmp_path, run, checked):
+    write(tmp_path, {
+        "beliefs/p.md": premise("p"),
+        "beliefs/a.md": derived("a", IN, ["IN p — Claim p.", "IN a — Claim a."]),
+        "beliefs/b.md": derived("b", IN, ["IN b — Claim b."]),
+        "beliefs/c.md": derived("c", OUT, ["IN p — Claim p."], unless=["OUT c — Claim c."]),
+    })
+    r = run("check", "beliefs")
+    assert r.code == 1  # E404
+    assert sorted(r.lines) == [
+        "beliefs/a.md:14: W403 'a': self-antecedent (ignored)",
+        "beliefs/b.md:13: W403 'b': self-antecedent (ignored)",
+        "beliefs/c.md:17: E404 'c': belief in its own outlist: this justification is never valid",
+    ]
+    result = checked("beliefs")
+    # Self-antecedents are dropped (b's list is then empty, so valid); self in outlist never valid.
+    assert result.evaluation.status == {"a": IN, "b": IN, "c": OUT, "p": IN}
+    assert result.evaluation.depth["a"] == 1 and result.evaluation.depth["b"] == 1
+
+
+def test_positive_cycle_goes_out(tmp_path, run, checked):
+    write(tmp_path, {"beliefs/a.md": derived("a", IN, ["IN b — Claim b."]),
+                     "beliefs/b.md": derived("b", IN, ["IN a — Claim a."])})
+    r = run("check", "beliefs")
+    assert r.code == 0
+    assert set(r.lines) == {
+        "beliefs/a.md:1: W405 positive cycle among a, b: only what is supported from outside the "
+        "cycle is IN (least fixpoint)",
+        "beliefs/a.md:1: W501 'a' is declared IN but computes OUT",
+        "beliefs/a.md:13: W503 stale derived content: b is tagged IN, is OUT",
+        "beliefs/b.md:1: W501 'b' is declared IN but computes OUT",
+        "beliefs/b.md:13: W503 stale derived content: a is tagged IN, is OUT",
+    }
+    assert checked("beliefs").evaluation.status == {"a": OUT, "b": OUT}
+    assert run("check", "--strict", "beliefs").code == 1
+
+
+def test_positive_cycle_supported_from_outside_stays_in(tmp_path, run, checked):
+    b = derived("b", IN, ["IN a — Claim a."]) + "\n### SL — via c\n\nAntecedents (all must be IN):\n\n- IN c — Claim c.\n"
+    b = b.replace("## Justifications\n\n", "## Justifications\n\n"
+                  "This belief has 2 justifications — it is IN if any one holds.\n\n")
+    write(tmp_path, {"beliefs/a.md": derived("a", IN, ["IN b — Claim b."]), "beliefs/b.md": b,
+                     "beliefs/c.md": premise("c")})
+    r = run("check", "beliefs")
+    assert r.code == 0
+    assert r.codes == ["W405"]
+    assert checked("beliefs").evaluation.status == {"a": IN, "b": IN, "c": IN}
+
+
+@pytest.mark.parametrize(("a_tv", "b_tv"), [(IN, OUT), (OUT, IN)])
+def test_cycle_through_an_outlist_keeps_declared_values(tmp_path, run, checked, a_tv, b_tv):
+    write(tmp_path, {
+        "beliefs/c.md": premise("c"),
+        "beliefs/a.md": derived("a", a_tv, [f"{b_tv} b — Claim b."]),
+        "beliefs/b.md": derived("b", b_tv, ["IN c — Claim c."], unless=[f"{a_tv} a — Claim a."]),
+    })
+    r = run("check", "beliefs")
+    assert r.code == 0
+    assert r.lines == ["beliefs/a.md:1: W406 cycle through an outlist among a, b: declared values kept"]
+    assert checked("beliefs").evaluation.status == {"a": a_tv, "b": b_tv, "c": IN}
+    assert run("check", "--strict", "beliefs").code == 1
+
+
+# -- network.json ----------------------------------------------------------------------------------
+
+NETWORK = {"meta": {"schema_version": "1.0", "project_name": "reasons", "node_count": 2}, "nodes": {
+    "a": {"text": "Claim a.", "truth_value": "IN", "justifications": []},
+    "b": {"text": "Claim b.", "truth_value": "IN",
+          "justifications": [{"type": "SL", "antecedents": ["a"], "outlist": [], "label": "because"}]},
+}, "nogoods": [], "repos": {}}
+
+
+def test_network_json_overwritten_by_status_line(tmp_path, run):
+    """The real corrupt case (§4): a CLI status line overwrote the first 24 bytes."""
+    path = tmp_path / "network.json"
+    path.write_text(json.dumps(NETWORK, indent=2), encoding="utf-8")
+    with path.open("r+b") as handle:
+        handle.write(b"Written to network.json\n")
+    corrupt = path.read_bytes()
+    assert corrupt.startswith(b"Written to network.json\n") and len(corrupt) > 24
+
+    r = run("check", "network.json")
+    assert r.code == 1
+    assert r.lines == ["network.json:1: E601 not valid JSON: Expecting value (line 1 column 1)"]
+    hint = r.err.split("hint: ", 1)[1]
+    assert "Written to network.json" in hint
+    assert "does not repair" in hint and "git checkout" in hint
+    assert path.read_bytes() == corrupt
+
+    r = run("check", "--format", "json", "network.json")
+    [item] = json.loads(r.out)
+    assert (item["path"], item["line"], item["code"]) == ("network.json", 1, "E601")
+    assert "Written to network.json" in item["hint"]
+
+    r = run("import", "network.json", "-o", "beliefs")
+    assert r.code == 1 and "nothing written" in r.err
+    assert not (tmp_path / "beliefs").exists()
+    r = run("export", "network.json", "-o", "copy.json")
+    assert r.code == 1
+    assert not (tmp_path / "copy.json").exists()
+    assert run("fmt", "network.json").code == 2
+    assert path.read_bytes() == corrupt, "no auto-repair"
+
+
+def test_truncated_network_json(tmp_path, run):
+    text = json.dumps(NETWORK, indent=2)
+    cut = text[: text.index('"b"')]
+    write(tmp_path, {"network.json": cut})
+    r = run("check", "network.json")
+    assert r.code == 1
+    last = cut.count("\n") + 1
+    assert len(r.lines) == 1
+    assert re.fullmatch(rf"network\.json:{last}: E601 not valid JSON: .+ \(line {last} column \d+\)", r.lines[0])
+    assert "hint: check that the file is a complete `reasons export`" in r.err
+
+
+# -- output formats and the source argument --------------------------------------------------------
+
+PROBLEMS = {"beliefs/a.md": premise("a"),
+            "beliefs/b.md": "# b\n\nIN derivd\n\nClaim b.\n",
+            "beliefs/c.md": "# c\n\nClaim c.\n"}
+
+
+def test_format_json(tmp_path, run):
+    write(tmp_path, PROBLEMS)
+    r = run("check", "--format", "json", "beliefs")
+    assert r.code == 1
+    items = json.loads(r.out)
+    assert [(d["path"], d["line"], d["code"], d["severity"]) for d in items] == [
+        ("beliefs/b.md", 3, "E205", "error"), ("beliefs/c.md", 1, "W206", "warning")]
+    assert items[0]["message"] == "malformed status line 'IN derivd'"
+    assert items[0]["hint"] == "write e.g. 'IN premise' or 'OUT derived (depth 2)'"
+    assert items[1]["message"] == "missing status line (IN assumed)"
+
+
+def test_format_json_on_a_clean_network_is_still_json(tmp_path, run):
+    write(tmp_path, {"beliefs/a.md": premise("a")})
+    r = run("check", "--format", "json", "beliefs")
+    assert r.code == 0
+    assert json.loads(r.out) == []
+
+
+def test_format_github(tmp_path, run):
+    write(tmp_path, {**PROBLEMS, "beliefs/notes.txt": "stray\n"})
+    r = run("check", "--format", "github", "beliefs")
+    assert r.code == 1
+    lines = r.out.splitlines()
+    assert len(lines) == 3
+    assert re.fullmatch(r"::error file=beliefs/b\.md,line=3(,[^:]*)?::E205 malformed status line "
+                        r"'IN derivd'.*", lines[0]), lines[0]
+    assert re.fullmatch(r"::warning file=beliefs/c\.md,line=1(,[^:]*)?::W206 missing status line "
+                        r"\(IN assumed\).*", lines[1]), lines[1]
+    assert re.fullmatch(r"::warning file=beliefs/notes\.txt(,title=W606)?::W606 stray file.*", lines[2])
+
+
+def test_check_on_a_missing_source_is_a_usage_error(tmp_path, run):
+    r = run("check", "nowhere")
+    assert r.code == 2
+    assert "belief-site: source nowhere not found" in r.err
+    r = run("check")  # no mkdocs.yml, no ./beliefs
+    assert r.code == 2
+    assert "not found" in r.err
+
+
+@pytest.mark.parametrize("plugins", ["plugins:\n  - search\n  - beliefs:\n      source: other\n",
+                                     "plugins:\n  beliefs:\n    source: other\n"],
+                         ids=["list", "map"])
+def test_check_without_argument_uses_the_mkdocs_source(tmp_path, run, plugins):
+    write(tmp_path, {"mkdocs.yml": "site_name: Test\n" + plugins,
+                     "other/a.md": "# a\n\nClaim a.\n",
+                     "beliefs/b.md": "# b\n\nIN derivd\n\nClaim b.\n"})
+    r = run("check")
+    assert r.code == 0
+    assert r.lines == ["other/a.md:1: W206 missing status line (IN assumed)"]
+    assert "1 beliefs, 0 errors, 1 warnings" in r.err
+
+
+def test_mkdocs_source_may_be_a_network_json(tmp_path, run):
+    write(tmp_path, {"mkdocs.yml": "site_name: Test\nplugins:\n  - beliefs:\n      source: data/network.json\n",
+                     "data/network.json": json.dumps(NETWORK, indent=2)})
+    r = run("check", "--strict")
+    assert (r.code, r.lines) == (0, [])
+    assert "2 beliefs, 0 errors, 0 warnings" in r.err
+
+
+def test_mkdocs_source_missing_is_a_usage_error(tmp_path, run):
+    write(tmp_path, {"mkdocs.yml": "site_name: Test\nplugins:\n  - beliefs:\n      source: other\n"})
+    r = run("check")
+    assert r.code == 2
+    assert "source other not found" in r.err
