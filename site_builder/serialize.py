@@ -115,8 +115,8 @@ def _front(belief: Belief, ev: Evaluation, body_text: bool) -> dict[str, Any]:
 
 
 def _reason_in_body(belief: Belief, ev: Evaluation) -> bool:
-    reason = belief.retract_reason
-    return ev.value(belief.id) == OUT and _one_line(reason) and bool(g.REASON.fullmatch(
+    reason = belief.metadata.get("retract_reason")
+    return ev.value(belief.id) == OUT and isinstance(reason, str) and _one_line(reason) and bool(g.REASON.fullmatch(
         f"**Reason OUT:** {reason}"))
 
 
@@ -124,7 +124,7 @@ def _compose(belief: Belief, ev: Evaluation, body_text: bool) -> str:
     front = _front(belief, ev, body_text)
     lines: list[str] = []
     if front:
-        lines += ["---", *dump_yaml(front).rstrip("\n").split("\n"), "---"]
+        lines += ["---", *dump_yaml(front)[:-1].split("\n"), "---"]  # drop only the final LF
     lines += [f"# {belief.id}", "", _status_line(belief, ev), ""]
     if _dates_line(belief):
         lines += [_dates_line(belief), ""]

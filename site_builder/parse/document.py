@@ -92,7 +92,7 @@ class _Reader:
             self.diag(0, "E105", "front matter is not terminated", "close it with a line '---'")
             return
         try:
-            data = load_yaml("\n".join(self.raw[1:end]))
+            data = load_yaml("\n".join(self.raw[1:end]) + "\n")
         except YamlProblem as exc:
             self.diag(exc.line, "E105", f"invalid front matter: {exc}")
             return

@@ -78,6 +78,8 @@ class _Dumper(yaml.SafeDumper):
 
 def _str_presenter(dumper: yaml.SafeDumper, value: str):
     # The emitter falls back to a quoted style when a literal block cannot hold the value.
+    if "\x85" in value:  # NEL: YAML folds it into a space in plain, single-quoted and block styles
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
@@ -87,5 +89,8 @@ _Dumper.add_representer(str, _str_presenter)
 
 def dump_yaml(data: Any) -> str:
     """Serialize to YAML that `load_yaml` reads back identically."""
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                      default_flow_style=False, width=1 << 30)
+    # A `|+` block at the end makes PyYAML close the document with `...`, which the
+    # document reader would take for the end of the front matter.
+    return text[: -len("...\n")] if text.endswith("\n...\n") else text

@@ -1,0 +1,46 @@
+"""`objects.inv`: a Sphinx inventory v2 with one `std:label` per visible belief (DESIGN
+"cross-references"; background/tech-due-diligence.md §5).
+
+Intersphinx (``:ref:`beliefs:<id>` ``) and mkdocstrings/autorefs (`[<id>][]`) then link beliefs
+by id. Written by hand with zlib: four plain header lines, then a zlib stream of lines
+`name domain:role priority uri dispname`. Priority -1 keeps beliefs out of Sphinx's search.
+Ids are lower-case by rule (spec §3.1), as Sphinx labels must be.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Iterator
+
+from .. import OutputFile, RenderContext
+from .records import one_line, page_url
+
+INVENTORY = "objects.inv"
+DISPNAME_MAX = 80
+
+
+def dispname(text: str) -> str:
+    """The claim on one line, at most ~80 characters, or `-` ("same as the name")."""
+    line = one_line(text)
+    if len(line) > DISPNAME_MAX:
+        cut = line[:DISPNAME_MAX - 1]
+        line = (cut.rsplit(" ", 1)[0] if " " in cut[DISPNAME_MAX // 2:] else cut).rstrip() + "…"
+    return line or "-"
+
+
+def inventory(ctx: RenderContext) -> bytes:
+    """The inventory bytes (deterministic: sorted ids, fixed compression level)."""
+    project = one_line(ctx.config.site_name) or "Beliefs"
+    header = ("# Sphinx inventory version 2\n"
+              f"# Project: {project}\n"
+              "# Version: \n"
+              "# The remainder of this file is compressed using zlib.\n")
+    # A uri ending in `$` would be expanded to the name; ours end in `/` or `index.html`.
+    lines = "".join(f"{b.id} std:label -1 {page_url(ctx, b.id)} {dispname(b.text)}\n"
+                    for b in ctx.shown())
+    return header.encode("utf-8") + zlib.compress(lines.encode("utf-8"), 9)
+
+
+def emit(ctx: RenderContext) -> Iterator[OutputFile]:
+    """objects.inv at the site root."""
+    yield OutputFile(INVENTORY, inventory(ctx))

@@ -1,0 +1,113 @@
+"""`beliefs.json`, its schema `beliefs.schema.json`, and `belief/<id>/index.json` (DESIGN "URLs").
+
+Panels in `index.json` (explain, trace, impact) are `{"items", "count", "complete"}` with at
+most `panel_max_items` items, and hidden beliefs removed:
+
+- `count` counts visible items only; hidden beliefs are never counted (DESIGN "partial
+  publishing"). `complete` says whether `count` is exact (as `queries.Bounded`): when false
+  the bounded search stopped and `count` is a lower bound (pages show it as "N+"). `items`
+  may be shorter than an exact `count` (trace with an evaluation limit above the panel's).
+- explain walks only through visible beliefs: a hidden belief is neither a step nor a way
+  to further steps, and ids of hidden beliefs inside a step are removed (counted in the
+  step justification's `hidden_references`).
+- trace and impact are the evaluation's bounded answers with hidden ids filtered out; when
+  the underlying answer was cut short, the panel stays `complete: false` even if every
+  visible item happens to be shown.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from importlib import resources
+from typing import Any, Iterator
+
+from ... import urls
+from ...evaluate.queries import Step, explain_step, impact, trace
+from .. import OutputFile, RenderContext
+from .records import GENERATOR, SCHEMA_VERSION, belief_record, counts, published
+
+SCHEMA_FILE = "beliefs.schema.json"
+
+
+def dumps(value: Any) -> bytes:
+    """The one JSON encoding of the site: UTF-8, indented, key order as built, final newline."""
+    return (json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False) + "\n").encode("utf-8")
+
+
+def schema_bytes() -> bytes:
+    """The published JSON Schema, a data file of the package."""
+    return resources.files("site_builder.render").joinpath(SCHEMA_FILE).read_bytes()
+
+
+def _panel(items: list, count: int, complete: bool) -> dict[str, Any]:
+    return {"items": items, "count": count, "complete": complete}
+
+
+def _step(ctx: RenderContext, step: Step) -> dict[str, Any]:
+    states = []
+    for s in step.justifications:
+        lists, hidden = {}, set()
+        for name in ("antecedents", "outlist", "failed", "missing", "violated"):
+            lists[name], removed = published(ctx, getattr(s, name))
+            hidden |= removed
+        states.append({"index": s.index, "type": s.type, "label": s.label, "valid": s.valid,
+                       **lists, "hidden_references": len(hidden)})
+    return {"id": step.id, "value": step.value, "reason": step.reason, "justifications": states}
+
+
+def explain_panel(ctx: RenderContext, belief_id: str) -> dict[str, Any]:
+    """Why the belief is IN/OUT: depth-first, each visible belief once, bounded (queries.explain
+    with the walk kept to visible beliefs)."""
+    limit = ctx.config.panel_max_items
+    steps: list[dict[str, Any]] = []
+    visited = {belief_id}
+    stack = [iter((belief_id,))]
+    while stack:
+        nxt = next(stack[-1], None)
+        if nxt is None:
+            stack.pop()
+            continue
+        if len(steps) == limit:
+            return _panel(steps, limit, False)
+        step, children = explain_step(ctx.evaluation, nxt)
+        steps.append(_step(ctx, step))
+        fresh = [c for c in children if c not in visited and ctx.is_visible(c)]
+        visited.update(fresh)
+        stack.append(iter(fresh))
+    return _panel(steps, len(steps), True)
+
+
+def trace_panel(ctx: RenderContext, belief_id: str) -> dict[str, Any]:
+    """The premises the belief rests on, hidden ones removed."""
+    limit = ctx.config.panel_max_items
+    result = trace(ctx.evaluation, belief_id, ctx.evaluation.limit)
+    items, _ = published(ctx, result.items)
+    return _panel(items[:limit], len(items), result.complete)
+
+
+def impact_panel(ctx: RenderContext, belief_id: str) -> dict[str, Any]:
+    """Beliefs whose status changes if this one flips, with their new value; hidden removed."""
+    result = impact(ctx.evaluation, belief_id, ctx.config.panel_max_items)
+    items = [{"id": i, "value": new} for i, new in result.items if ctx.is_visible(i)]
+    return _panel(items, len(items), result.complete)
+
+
+def emit(ctx: RenderContext) -> Iterator[OutputFile]:
+    """beliefs.json, beliefs.schema.json and one index.json per visible belief."""
+    records = [belief_record(ctx, b) for b in ctx.shown()]
+    yield OutputFile("beliefs.json", dumps({
+        "schema_version": SCHEMA_VERSION, "generator": GENERATOR,
+        "site_name": ctx.config.site_name, "counts": counts(ctx), "beliefs": records,
+    }))
+    yield OutputFile(SCHEMA_FILE, schema_bytes())
+    for record in records:
+        path = urls.json_path(record["id"], ctx.config.prefix)
+        yield OutputFile(path, dumps({
+            "schema_version": SCHEMA_VERSION, "generator": GENERATOR,
+            "site_root": posixpath.relpath(".", posixpath.dirname(path)) + "/",
+            **record,
+            "explain": explain_panel(ctx, record["id"]),
+            "trace": trace_panel(ctx, record["id"]),
+            "impact": impact_panel(ctx, record["id"]),
+        }))

@@ -1,0 +1,38 @@
+"""`llms.txt` (llmstxt.org): a title, a one-line summary, then links to each belief's JSON."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ... import urls
+from .. import OutputFile, RenderContext
+from .records import counts, first_line, one_line
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def llms_txt(ctx: RenderContext) -> bytes:
+    """`# name`, `> summary`, a note on the machine-readable files, `## Beliefs` sorted by id."""
+    c = counts(ctx)
+    name = one_line(ctx.config.site_name) or "Beliefs"
+    lines = [
+        f"# {name}", "",
+        f"> A belief network of {_n(c['beliefs'], 'belief')}: {c['IN']} IN, {c['OUT']} OUT "
+        f"({_n(c['premises'], 'premise')}, {c['derived']} derived).", "",
+        "The whole network is in [beliefs.json](beliefs.json) (schema: "
+        "[beliefs.schema.json](beliefs.schema.json)); each belief below links to its own "
+        "JSON record with why it is IN or OUT, the premises it rests on and its impact.", "",
+        "## Beliefs", "",
+    ]
+    for belief in ctx.shown():
+        claim = first_line(belief.text)
+        link = f"- [{belief.id}]({urls.json_path(belief.id, ctx.config.prefix)})"
+        lines.append(f"{link}: {claim}" if claim else link)
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def emit(ctx: RenderContext) -> Iterator[OutputFile]:
+    """llms.txt at the site root."""
+    yield OutputFile("llms.txt", llms_txt(ctx))
