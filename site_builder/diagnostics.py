@@ -62,6 +62,7 @@ CODES = {
     "E702": "beliefs.md line not understood",
     "E801": "output file exists (use --force)",
     "E802": "configuration problem",
+    "W901": "diagram engine failed for one diagram (built-in layout used)",
 }
 
 

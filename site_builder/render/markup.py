@@ -32,9 +32,9 @@ def _renderer() -> MarkdownIt:
     default_validate = md.validateLink
     md.validateLink = lambda url: default_validate(url) and safe_url(url)  # type: ignore[method-assign]
 
-    def link_open(tokens, idx, options, env):
+    def link_open(renderer, tokens, idx, options, env):
         tokens[idx].attrSet("rel", "nofollow noopener")
-        return md.renderer.renderToken(tokens, idx, options, env)
+        return renderer.renderToken(tokens, idx, options, env)
 
     md.add_render_rule("link_open", link_open)
     return md

@@ -1,0 +1,161 @@
+"""The SVG writer both engines share: boxes as links, curved edges, a legend.
+
+Styling: CSS classes for the theme (`.status-in`, `.status-out`, `.current`, `.edge`,
+`.outlist`, `.more`) plus the same colours as presentation attributes, which any CSS rule
+overrides, so the markup also reads standalone, in print and in feed readers. There is no
+`style` attribute and no `<style>` element: a strict Content-Security-Policy (DESIGN
+"output") would drop both. The size is intrinsic (`width`/`height` from the viewBox); the
+theme's `.diagram svg { max-width: 100%; height: auto }` scales it down on a phone.
+Every piece of text goes through `_text`/`_attr`, which escape markup and drop the
+characters XML 1.0 cannot carry.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from .geometry import FONT_FAMILY, FONT_SIZE, Drawing, Route, text_width
+
+__all__ = ["NodeInfo", "write_svg", "TITLE_ID", "DESC_ID", "ARROW_ID"]
+
+TITLE_ID = "belief-diagram-title"
+DESC_ID = "belief-diagram-desc"
+ARROW_ID = "belief-diagram-arrow"
+MARGIN = 8.0
+
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+#: Presentation colours by node kind: fill, stroke, text.
+COLOURS = {
+    "in": ("#e6f4ea", "#1e7b34", "#0d3b1a"),
+    "out": ("#fdecea", "#b3261e", "#5c1410"),
+    "more": ("#ffffff", "#757575", "#333333"),
+}
+EDGE_COLOUR = "#5f6368"
+OUTLIST_DASH = "5 3"
+
+
+def _clean(text: str) -> str:
+    return _INVALID_XML.sub("\ufffd", text)
+
+
+def _text(text: str) -> str:
+    return _clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _attr(text: str) -> str:
+    return _text(text).replace('"', "&quot;").replace("\n", "&#10;").replace("\t", "&#9;").replace("\r", "&#13;")
+
+
+def _f(value: float) -> str:
+    """A coordinate with at most one decimal (stable bytes, small pages)."""
+    s = f"{value:.1f}"
+    if s.endswith(".0"):
+        s = s[:-2]
+    return "0" if s == "-0" else s
+
+
+@dataclass(frozen=True, slots=True)
+class NodeInfo:
+    """What the writer needs to know about a node besides its box."""
+
+    label: str
+    href: str
+    kind: str
+    """`in`, `out` or `more`."""
+    current: bool
+    tooltip: str
+
+
+def _path(route: Route, dx: float, dy: float) -> str:
+    sx, sy = route.start
+    out = [f"M{_f(sx + dx)},{_f(sy + dy)}"]
+    for seg in route.segments:
+        if len(seg) == 1:
+            (px, py), = seg
+            out.append(f"L{_f(px + dx)},{_f(py + dy)}")
+        else:
+            out.append("C" + " ".join(f"{_f(px + dx)},{_f(py + dy)}" for px, py in seg))
+    return "".join(out)
+
+
+def _legend(y: float, x0: float) -> tuple[list[str], float, float]:
+    """The legend row at `y`: returns its markup, width and height."""
+    parts = ['<g class="legend" font-size="11">']
+    x = x0
+    h = 16.0
+    for kind, text, current in (("in", "IN", False), ("out", "OUT", False), ("in", "current", True)):
+        fill, stroke, ink = COLOURS[kind]
+        cls = f"status-{kind}" + (" current" if current else "")
+        width = "2.5" if current else "1"
+        parts.append(f'<rect class="{cls}" x="{_f(x)}" y="{_f(y)}" width="18" height="{_f(h)}" rx="3" '
+                     f'fill="{fill}" stroke="{stroke}" stroke-width="{width}"/>')
+        x += 22
+        parts.append(f'<text x="{_f(x)}" y="{_f(y + 12)}" fill="#333333">{text}</text>')
+        x += text_width(text, 11) * 1.15 + 16
+    for cls, text, dash in (("edge", "antecedent", ""), ("edge outlist", "outlist", OUTLIST_DASH)):
+        extra = f' stroke-dasharray="{dash}"' if dash else ""
+        parts.append(f'<path class="{cls}" d="M{_f(x)},{_f(y + h / 2)}h26" fill="none" '
+                     f'stroke="{EDGE_COLOUR}" stroke-width="1.3"{extra} marker-end="url(#{ARROW_ID})"/>')
+        x += 32
+        parts.append(f'<text x="{_f(x)}" y="{_f(y + 12)}" fill="#333333">{text} edge</text>')
+        x += text_width(text + " edge", 11) * 1.15 + 16
+    parts.append("</g>")
+    return parts, x - x0 - 16, h
+
+
+def write_svg(drawing: Drawing, nodes: Sequence[NodeInfo], outlist: Sequence[bool],
+              title: str, desc: str) -> str:
+    """Inline SVG markup of one drawing (`nodes` and `outlist` follow its boxes and routes)."""
+    xs, ys = [], []
+    for b in drawing.boxes:
+        xs += (b.x - b.w / 2, b.x + b.w / 2)
+        ys += (b.y - b.h / 2, b.y + b.h / 2)
+    for r in drawing.routes:
+        for px, py in r.points():
+            xs.append(px)
+            ys.append(py)
+    dx, dy = MARGIN - min(xs), MARGIN - min(ys)
+    legend_y = max(ys) + dy + 14
+    legend, legend_w, legend_h = _legend(legend_y, MARGIN)
+    width = max(max(xs) + dx, legend_w + MARGIN) + MARGIN
+    height = legend_y + legend_h + MARGIN
+    w, h = _f(width), _f(height)
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="belief-diagram" role="img" '
+        f'aria-labelledby="{TITLE_ID} {DESC_ID}" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+        f'font-family="{_attr(FONT_FAMILY)}" font-size="{FONT_SIZE}">',
+        f'<title id="{TITLE_ID}">{_text(title)}</title>',
+        f'<desc id="{DESC_ID}">{_text(desc)}</desc>',
+        f'<defs><marker id="{ARROW_ID}" class="arrow" viewBox="0 0 10 10" refX="10" refY="5" '
+        f'markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" '
+        f'fill="{EDGE_COLOUR}"/></marker></defs>',
+        '<g class="edges">',
+    ]
+    for route, dashed in zip(drawing.routes, outlist):
+        cls, extra = ("edge outlist", f' stroke-dasharray="{OUTLIST_DASH}"') if dashed else ("edge", "")
+        out.append(f'<path class="{cls}" d="{_path(route, dx, dy)}" fill="none" stroke="{EDGE_COLOUR}" '
+                   f'stroke-width="1.3"{extra} marker-end="url(#{ARROW_ID})"/>')
+    out.append('</g><g class="nodes">')
+    for box, info in zip(drawing.boxes, nodes):
+        fill, stroke, ink = COLOURS[info.kind]
+        cls = "node more" if info.kind == "more" else f"node status-{info.kind}"
+        extra_rect = ' stroke-dasharray="3 2"' if info.kind == "more" else ""
+        if info.current:
+            cls += " current"
+            extra_rect += ' stroke-width="3"'
+        weight = ' font-weight="bold"' if info.current else ""
+        aria = ' aria-current="page"' if info.current else ""
+        x, y = box.x + dx, box.y + dy
+        out.append(
+            f'<a href="{_attr(info.href)}"{aria}><g class="{cls}"><title>{_text(info.tooltip)}</title>'
+            f'<rect x="{_f(x - box.w / 2)}" y="{_f(y - box.h / 2)}" width="{_f(box.w)}" '
+            f'height="{_f(box.h)}" rx="4" fill="{fill}" stroke="{stroke}"{extra_rect}/>'
+            f'<text x="{_f(x)}" y="{_f(y + 4)}" text-anchor="middle" fill="{ink}"{weight}>'
+            f'{_text(info.label)}</text></g></a>')
+    out.append("</g>")
+    out.extend(legend)
+    out.append("</svg>")
+    return "\n".join(out)

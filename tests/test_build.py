@@ -1,0 +1,208 @@
+"""`belief-site build`: the whole site, atomic and deterministic, every link resolving."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from .conftest import EXAMPLE, SEED, network_files
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in ("href", "src") and value:
+                self.links.append(value)
+
+
+def broken_links(site: Path) -> list[str]:
+    """Every internal href/src of every HTML page that does not resolve to a file."""
+    broken = []
+    for page in site.rglob("*.html"):
+        if page.name == "404.html":
+            continue  # served at any depth: its links are root-relative by design
+        parser = _Links()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for link in parser.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or link.startswith("#"):
+                continue
+            target = (page.parent / unquote(parts.path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                broken.append(f"{page.relative_to(site)} -> {link}")
+    return broken
+
+
+def reachable_from_index(site: Path) -> set[Path]:
+    """Pages reached by following links from index.html."""
+    seen, todo = set(), [site / "index.html"]
+    while todo:
+        page = todo.pop()
+        if page in seen or not page.is_file() or page.suffix != ".html":
+            continue
+        seen.add(page)
+        parser = _Links()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for link in parser.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or not parts.path:
+                continue
+            target = (page.parent / unquote(parts.path)).resolve()
+            todo.append(target / "index.html" if target.is_dir() else target)
+    return seen
+
+
+def build_example(cli, tmp_path: Path, *extra: str) -> Path:
+    out = tmp_path / "site"
+    code, _, err = cli("build", EXAMPLE, "-o", out, *extra)
+    assert code == 0, err
+    return out
+
+
+def test_the_example_builds_every_page_and_output(cli, tmp_path):
+    site = build_example(cli, tmp_path)
+    for name in ("index.html", "404.html", "premises/index.html", "out/index.html", "nogoods/index.html",
+                 "badge.svg", "beliefs.json", "objects.inv", "llms.txt", "assets/style.css", ".belief-site"):
+        assert (site / name).is_file(), name
+    for doc in EXAMPLE.glob("*.md"):
+        folder = site / "belief" / doc.stem
+        for name in ("index.html", "index.json", "badge.svg", "badge.json"):
+            assert (folder / name).is_file(), f"{doc.stem}/{name}"
+    assert not (site / "sitemap.xml").exists()  # only with site_url
+
+
+def test_every_internal_link_resolves_and_every_belief_is_reachable(cli, tmp_path):
+    site = build_example(cli, tmp_path)
+    assert broken_links(site) == []
+    pages = {p.resolve() for p in (site / "belief").rglob("index.html")}
+    assert pages <= reachable_from_index(site)
+
+
+def test_links_end_in_index_html_without_directory_urls(cli, tmp_path):
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: t\nuse_directory_urls: false\nplugins:\n  - beliefs:\n      source: {EXAMPLE}\n")
+    out = tmp_path / "site"
+    assert cli("build", "--config", config, "-o", out)[0] == 0
+    page = (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")
+    assert 'href="../attention-is-non-symmetric/index.html"' in page
+    assert 'href="../../index.html"' in page
+    assert broken_links(out) == []
+
+
+def test_the_same_input_builds_byte_identical_sites(cli, tmp_path):
+    first = tree_digest(build_example(cli, tmp_path / "a"))
+    second = tree_digest(build_example(cli, tmp_path / "b"))
+    assert first == second
+
+
+def test_a_failed_build_leaves_the_previous_site_untouched(cli, tmp_path):
+    site = build_example(cli, tmp_path)
+    before = tree_digest(site)
+    broken = tmp_path / "broken"
+    shutil.copytree(EXAMPLE, broken)
+    (broken / "attention-is-non-symmetric.md").write_bytes(b"\xff\xfe not utf-8")
+    code, _, err = cli("build", broken, "-o", site)
+    assert code == 1 and "E101" in err and "left as it was" in err
+    assert tree_digest(site) == before
+
+
+def test_keep_going_leaves_out_files_with_errors(cli, tmp_path):
+    broken = tmp_path / "broken"
+    shutil.copytree(EXAMPLE, broken)
+    (broken / "attention-is-non-symmetric.md").write_text("# attention-is-non-symmetric\n\nIN premise\n\n"
+                                                         "Claim.\n\n## Bogus\n", encoding="utf-8")
+    out = tmp_path / "site"
+    code, _, err = cli("build", broken, "-o", out, "--keep-going")
+    assert code == 0 and "E301" in err
+    assert not (out / "belief" / "attention-is-non-symmetric").exists()
+    page = (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")
+    # The left-out belief is now outside the network: shown unlinked, its tag assumed (W401).
+    assert "<code>attention-is-non-symmetric</code> <em>(not in this network)</em>" in page
+    assert 'href="../attention-is-non-symmetric/"' not in page
+
+
+def test_refuses_to_replace_a_folder_it_did_not_create(cli, tmp_path):
+    precious = tmp_path / "home"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    code, _, err = cli("build", EXAMPLE, "-o", precious)
+    assert code == 1 and "E801" in err
+    assert (precious / "thesis.tex").read_text() == "years of work"
+
+
+def test_site_url_adds_sitemap_and_robots(cli, tmp_path):
+    site = build_example(cli, tmp_path, "--base-url", "https://example.org/kb/")
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert f"https://example.org/kb/belief/{SEED}/" in sitemap
+    assert "Sitemap: https://example.org/kb/sitemap.xml" in (site / "robots.txt").read_text()
+    page = (site / "belief" / SEED / "index.html").read_text(encoding="utf-8")
+    assert f"https://example.org/kb/belief/{SEED}/badge.svg" in page  # embed snippets are absolute
+
+
+def test_stated_status_is_shown_when_it_differs(cli, tmp_path):
+    stale = tmp_path / "b"
+    shutil.copytree(EXAMPLE, stale)
+    seed = stale / f"{SEED}.md"
+    seed.write_text(seed.read_text(encoding="utf-8").replace("IN derived (depth 1)", "OUT derived (depth 1)"),
+                    encoding="utf-8")
+    out = tmp_path / "site"
+    assert cli("build", stale, "-o", out)[0] == 0
+    page = (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")
+    assert "stated OUT" in page and 'data-status="IN"' in page
+
+
+def test_visible_to_hides_beliefs_everywhere(cli, tmp_path):
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "public.md").write_text("# public\n\n**IN** · premise\n\nPublic claim.\n", encoding="utf-8")
+    (folder / "secret.md").write_text("---\nmetadata:\n  access_tags: [internal]\n---\n# secret\n\n"
+                                      "**IN** · premise\n\nSecret claim.\n", encoding="utf-8")
+    (folder / "derived-from-secret.md").write_text(
+        "# derived-from-secret\n\n**IN** · derived (depth 1)\n\nLeaks?\n\n## Justifications\n\n### SL\n\n"
+        "Antecedents:\n\n- public\n- secret\n", encoding="utf-8")
+    (folder / "blocked.md").write_text(
+        "# blocked\n\n**OUT** · derived (depth 1)\n\nBlocked claim.\n\n## Justifications\n\n### SL\n\n"
+        "Antecedents:\n\n- public\n\nUnless:\n\n- secret\n", encoding="utf-8")
+    out = tmp_path / "site"
+    assert cli("build", folder, "-o", out, "--visible-to", "public")[0] == 0
+    assert (out / "belief" / "public" / "index.html").is_file()
+    assert (out / "belief" / "blocked" / "index.html").is_file()
+    for path in out.rglob("*"):
+        if path.is_file() and path.name != "objects.inv":
+            data = path.read_bytes()
+            assert b"secret" not in data and b"Secret claim" not in data, path
+    blocked = json.loads((out / "belief" / "blocked" / "index.json").read_text(encoding="utf-8"))
+    assert blocked["status"] == "OUT"  # statuses are computed on the whole network
+
+
+NETWORKS = network_files()
+
+
+@pytest.mark.parametrize("network_path", NETWORKS, indirect=True)
+def test_every_shared_network_builds_with_no_broken_links(network_path, cli, tmp_path):
+    out = tmp_path / "site"
+    code, _, err = cli("build", network_path, "-o", out)
+    assert code == 0, err
+    assert broken_links(out) == []
+    data = json.loads((out / "beliefs.json").read_text(encoding="utf-8"))
+    source = json.loads(network_path.read_text(encoding="utf-8"))
+    assert len(data["beliefs"]) == len(source["nodes"])
+    assert {b["id"]: b["status"] for b in data["beliefs"]} == {
+        i: n["truth_value"] for i, n in source["nodes"].items()}
