@@ -101,7 +101,9 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     from .render.diagrams import render_diagrams
     ctx = _context(kept, config, source)
     diagrams = render_diagrams(ctx)
-    ctx = replace(ctx, diagrams=diagrams.svg)
+    from .render.panels import compute_panels
+    panels = compute_panels(ctx.evaluation, ctx.visible, config.panel_max_items, ctx.is_visible)
+    ctx = replace(ctx, diagrams=diagrams.svg, panels=panels)
     files = list(render(ctx))
     problems = write_site(files, out)
     found = (*checked.diagnostics, *diagrams.diagnostics, *problems)

@@ -8,7 +8,7 @@ paths, collections sorted, so the same input gives byte-identical output.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..config import SiteConfig
 from ..evaluate import Evaluation
@@ -38,6 +38,8 @@ class RenderContext:
     """id -> document path relative to the repository (for "edit this belief")."""
     diagrams: Mapping[str, str] = field(default_factory=dict)
     """id -> inline SVG of its dependency diagram (links relative from its page)."""
+    panels: Mapping[str, Any] = field(default_factory=dict)
+    """id -> its explain, trace and impact panels (render.panels.Panels), computed once."""
 
     @property
     def beliefs(self) -> Mapping[str, Belief]:
@@ -51,6 +53,14 @@ class RenderContext:
     def shown(self) -> list[Belief]:
         """Visible beliefs, sorted by id."""
         return [b for i, b in sorted(self.beliefs.items()) if i in self.visible]
+
+    def panels_of(self, belief_id: str):
+        """The belief's panels (computed on demand when the build did not precompute them)."""
+        found = self.panels.get(belief_id)
+        if found is None:
+            from .panels import panels_for
+            found = panels_for(self.evaluation, belief_id, self.config.panel_max_items, self.is_visible)
+        return found
 
     def page(self, belief_id: str) -> str:
         """Output path of a belief page."""

@@ -11,7 +11,6 @@ from typing import Any
 from markupsafe import Markup
 
 from ..checks import echo_of, kind_of
-from ..evaluate.queries import explain, impact, trace
 from ..model import IN, Belief
 from .. import urls
 from . import RenderContext
@@ -74,7 +73,7 @@ def dependents(ctx: RenderContext, belief: Belief, here: str) -> dict:
 
 def explanation(ctx: RenderContext, belief_id: str, here: str) -> dict:
     """Why the belief is IN or OUT (bounded, depth-first)."""
-    result = explain(ctx.evaluation, belief_id, ctx.config.panel_max_items)
+    result = ctx.panels_of(belief_id).explain
     steps = []
     for step in result.items:
         target = ref(ctx, step.id, here)
@@ -90,13 +89,13 @@ def explanation(ctx: RenderContext, belief_id: str, here: str) -> dict:
 
 def premises(ctx: RenderContext, belief_id: str, here: str) -> dict:
     """The premises a belief rests on (trace)."""
-    result = trace(ctx.evaluation, belief_id, ctx.config.panel_max_items)
+    result = ctx.panels_of(belief_id).trace
     return bounded(refs(ctx, result.items, here), ctx.config.panel_max_items, result.count, result.complete)
 
 
 def impacted(ctx: RenderContext, belief_id: str, here: str) -> dict:
     """What changes if this belief flips."""
-    result = impact(ctx.evaluation, belief_id, ctx.config.panel_max_items)
+    result = ctx.panels_of(belief_id).impact
     rows = [{**r, "new": new} for i, new in result.items if (r := ref(ctx, i, here))]
     return bounded(rows, ctx.config.panel_max_items, result.count, result.complete)
 

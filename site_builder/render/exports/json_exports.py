@@ -8,8 +8,7 @@ most `panel_max_items` items, and hidden beliefs removed:
   the bounded search stopped and `count` is a lower bound (pages show it as "N+"). `items`
   may be shorter than an exact `count` (trace with an evaluation limit above the panel's).
 - explain walks only through visible beliefs: a hidden belief is neither a step nor a way
-  to further steps, and ids of hidden beliefs inside a step are removed (counted in the
-  step justification's `hidden_references`).
+  to further steps, and ids of hidden beliefs inside a step are removed.
 - trace and impact are the evaluation's bounded answers with hidden ids filtered out; when
   the underlying answer was cut short, the panel stays `complete: false` even if every
   visible item happens to be shown.
@@ -23,7 +22,7 @@ from importlib import resources
 from typing import Any, Iterator
 
 from ... import urls
-from ...evaluate.queries import Step, explain_step, impact, trace
+from ...evaluate.queries import Step
 from .. import OutputFile, RenderContext
 from .records import GENERATOR, SCHEMA_VERSION, belief_record, counts, published
 
@@ -47,50 +46,28 @@ def _panel(items: list, count: int, complete: bool) -> dict[str, Any]:
 def _step(ctx: RenderContext, step: Step) -> dict[str, Any]:
     states = []
     for s in step.justifications:
-        lists, hidden = {}, set()
-        for name in ("antecedents", "outlist", "failed", "missing", "violated"):
-            lists[name], removed = published(ctx, getattr(s, name))
-            hidden |= removed
-        states.append({"index": s.index, "type": s.type, "label": s.label, "valid": s.valid,
-                       **lists, "hidden_references": len(hidden)})
+        lists = {name: published(ctx, getattr(s, name)) for name in
+                 ("antecedents", "outlist", "failed", "missing", "violated")}
+        states.append({"index": s.index, "type": s.type, "label": s.label, "valid": s.valid, **lists})
     return {"id": step.id, "value": step.value, "reason": step.reason, "justifications": states}
 
 
 def explain_panel(ctx: RenderContext, belief_id: str) -> dict[str, Any]:
-    """Why the belief is IN/OUT: depth-first, each visible belief once, bounded (queries.explain
-    with the walk kept to visible beliefs)."""
-    limit = ctx.config.panel_max_items
-    steps: list[dict[str, Any]] = []
-    visited = {belief_id}
-    stack = [iter((belief_id,))]
-    while stack:
-        nxt = next(stack[-1], None)
-        if nxt is None:
-            stack.pop()
-            continue
-        if len(steps) == limit:
-            return _panel(steps, limit, False)
-        step, children = explain_step(ctx.evaluation, nxt)
-        steps.append(_step(ctx, step))
-        fresh = [c for c in children if c not in visited and ctx.is_visible(c)]
-        visited.update(fresh)
-        stack.append(iter(fresh))
-    return _panel(steps, len(steps), True)
+    """Why the belief is IN/OUT (render.panels: walks visible beliefs only, bounded)."""
+    result = ctx.panels_of(belief_id).explain
+    return _panel([_step(ctx, s) for s in result.items], result.count, result.complete)
 
 
 def trace_panel(ctx: RenderContext, belief_id: str) -> dict[str, Any]:
     """The premises the belief rests on, hidden ones removed."""
-    limit = ctx.config.panel_max_items
-    result = trace(ctx.evaluation, belief_id, ctx.evaluation.limit)
-    items, _ = published(ctx, result.items)
-    return _panel(items[:limit], len(items), result.complete)
+    result = ctx.panels_of(belief_id).trace
+    return _panel(list(result.items), result.count, result.complete)
 
 
 def impact_panel(ctx: RenderContext, belief_id: str) -> dict[str, Any]:
     """Beliefs whose status changes if this one flips, with their new value; hidden removed."""
-    result = impact(ctx.evaluation, belief_id, ctx.config.panel_max_items)
-    items = [{"id": i, "value": new} for i, new in result.items if ctx.is_visible(i)]
-    return _panel(items, len(items), result.complete)
+    result = ctx.panels_of(belief_id).impact
+    return _panel([{"id": i, "value": new} for i, new in result.items], result.count, result.complete)
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:

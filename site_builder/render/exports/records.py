@@ -3,10 +3,8 @@
 The record is shared by `beliefs.json` and `belief/<id>/index.json`, so both say the same
 thing. Visibility rule for every id a record lists (antecedents, outlist, dependents):
 
-- a belief of the network that is not visible is dropped, and counted in
-  `hidden_references` (distinct hidden beliefs, per justification and per record) so that
-  a shortened list never looks complete (the count says that something is withheld, never
-  what);
+- a belief of the network that is not visible is dropped, and not counted anywhere
+  (DESIGN: hidden beliefs appear nowhere, counts included);
 - an id that is not in the network at all (an external reference, spec §1.7.1) is kept:
   it names no hidden belief;
 - statuses, validity and depth are still computed on the whole network.
@@ -49,15 +47,9 @@ def first_line(text: str) -> str:
     return ""
 
 
-def published(ctx: RenderContext, ids: Iterable[str]) -> tuple[list[str], set[str]]:
-    """(ids that may be shown, the hidden beliefs removed)."""
-    kept, hidden = [], set()
-    for belief_id in ids:
-        if belief_id in ctx.beliefs and not ctx.is_visible(belief_id):
-            hidden.add(belief_id)
-        else:
-            kept.append(belief_id)
-    return kept, hidden
+def published(ctx: RenderContext, ids: Iterable[str]) -> list[str]:
+    """The ids that may be shown: unpublished beliefs removed, ids outside the network kept."""
+    return [i for i in ids if i not in ctx.beliefs or ctx.is_visible(i)]
 
 
 def counts(ctx: RenderContext) -> dict[str, int]:
@@ -80,23 +72,12 @@ def page_url(ctx: RenderContext, belief_id: str) -> str:
 def belief_record(ctx: RenderContext, belief: Belief) -> dict[str, Any]:
     """The published record of one visible belief (see beliefs.schema.json `$defs/belief`)."""
     ev, prefix = ctx.evaluation, ctx.config.prefix
-    justifications, hidden_all = [], set()
-    for index, j in enumerate(belief.justifications):
-        antecedents, hidden = published(ctx, j.antecedents)
-        outlist, hidden_out = published(ctx, j.outlist)
-        hidden |= hidden_out
-        hidden_all |= hidden
-        justifications.append({
-            "type": j.type, "label": j.label, "antecedents": antecedents, "outlist": outlist,
-            "valid": explain_valid(ev, belief, index), "hidden_references": len(hidden),
-        })
-    dependents = []
-    for dep in ev.dependents.get(belief.id, ()):
-        if ctx.is_visible(dep.id):
-            dependents.append({"id": dep.id, "justification": dep.index, "label": dep.label,
-                               "role": dep.role})
-        else:
-            hidden_all.add(dep.id)
+    justifications = [{
+        "type": j.type, "label": j.label, "antecedents": published(ctx, j.antecedents),
+        "outlist": published(ctx, j.outlist), "valid": explain_valid(ev, belief, index),
+    } for index, j in enumerate(belief.justifications)]
+    dependents = [{"id": d.id, "justification": d.index, "label": d.label, "role": d.role}
+                  for d in ev.dependents.get(belief.id, ()) if ctx.is_visible(d.id)]
     record: dict[str, Any] = {
         "id": belief.id,
         "text": belief.text,
@@ -115,7 +96,6 @@ def belief_record(ctx: RenderContext, belief: Belief) -> dict[str, Any]:
         "justifications": justifications,
         "supporting_justification": ev.supporting.get(belief.id),
         "dependents": dependents,
-        "hidden_references": len(hidden_all),
         "url": page_url(ctx, belief.id),
         "json": urls.json_path(belief.id, prefix),
         "badge": urls.badge_path(belief.id, prefix),

@@ -1,0 +1,60 @@
+"""The bounded per-belief panels (explain, trace, impact), computed once per build.
+
+Both the belief pages and their `index.json` show them, so they are computed here, once
+for each visible belief, with unpublished beliefs removed (DESIGN "partial publishing"):
+explain never walks through a hidden belief, and counts cover visible beliefs only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..evaluate import Evaluation
+from ..evaluate.queries import Bounded, Step, explain_step, impact, trace
+
+
+@dataclass(frozen=True, slots=True)
+class Panels:
+    """What a belief page says about why, on what, and what if."""
+
+    explain: Bounded[Step]
+    trace: Bounded[str]
+    impact: Bounded[tuple[str, str]]
+
+
+def _explain(ev: Evaluation, belief_id: str, limit: int, visible: Callable[[str], bool]) -> Bounded[Step]:
+    """Depth-first, each visible belief once, at most `limit` steps (iterative)."""
+    steps: list[Step] = []
+    visited = {belief_id}
+    stack = [iter((belief_id,))]
+    while stack:
+        nxt = next(stack[-1], None)
+        if nxt is None:
+            stack.pop()
+            continue
+        if len(steps) == limit:
+            return Bounded(tuple(steps), limit, False)
+        step, children = explain_step(ev, nxt)
+        steps.append(step)
+        fresh = [c for c in children if c not in visited and visible(c)]
+        visited.update(fresh)
+        stack.append(iter(fresh))
+    return Bounded(tuple(steps), len(steps), True)
+
+
+def panels_for(ev: Evaluation, belief_id: str, limit: int, visible: Callable[[str], bool]) -> Panels:
+    """The three panels of one belief, hidden beliefs removed."""
+    premises = trace(ev, belief_id)
+    shown = tuple(p for p in premises.items if visible(p))
+    flipped = impact(ev, belief_id, limit)
+    changed = tuple(item for item in flipped.items if visible(item[0]))
+    return Panels(
+        _explain(ev, belief_id, limit, visible),
+        Bounded(shown[:limit], len(shown), premises.complete),
+        Bounded(changed, len(changed), flipped.complete))
+
+
+def compute_panels(ev: Evaluation, ids, limit: int, visible: Callable[[str], bool]) -> dict[str, Panels]:
+    """Panels of every given belief (bounded work each: linear over the network)."""
+    return {belief_id: panels_for(ev, belief_id, limit, visible) for belief_id in ids}
