@@ -42,14 +42,17 @@ def _pairs_hook(duplicates: list[str]):
 
 
 def _key_lines(text: str) -> dict[str, int]:
-    """First line of each `"key": {` in the text (for diagnostics)."""
+    """First line of each `"key": {` in the text (for diagnostics), in one pass."""
     lines: dict[str, int] = {}
+    line, position = 1, 0
     for match in _KEY_LINE.finditer(text):
+        line += text.count("\n", position, match.start(1))  # count only the new stretch
+        position = match.start(1)
         try:
             key = json.loads(match.group(1))
         except ValueError:
             continue
-        lines.setdefault(key, text.count("\n", 0, match.start(1)) + 1)
+        lines.setdefault(key, line)
     return lines
 
 

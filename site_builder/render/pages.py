@@ -39,9 +39,8 @@ def _root(path: str) -> str:
     return "../" * depth if depth else "./"
 
 
-def _common(ctx: RenderContext, path: str, title: str) -> dict[str, Any]:
+def _common(ctx: RenderContext, path: str, title: str, counts: Counter) -> dict[str, Any]:
     href = lambda target: ctx.href(path, target)  # noqa: E731
-    counts = Counter(ctx.evaluation.value(b.id) for b in ctx.shown())
     return {"title": title, "site_name": ctx.config.site_name, "root": _root(path),
             "nav": {"index": href("index.html"), "premises": href("premises/index.html"),
                     "out": href("out/index.html"), "nogoods": href("nogoods/index.html")},
@@ -49,14 +48,15 @@ def _common(ctx: RenderContext, path: str, title: str) -> dict[str, Any]:
             "home": href("index.html"), "site_badge": href("badge.svg")}
 
 
-def _page(env, ctx, template: str, path: str, title: str, **values) -> OutputFile:
-    html = env.get_template(template).render(**_common(ctx, path, title), **values)
-    return OutputFile(path, html.encode("utf-8"))
-
-
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
     """Every HTML page of the site."""
     env = environment(ctx)
+    counts = Counter(ctx.evaluation.value(b.id) for b in ctx.shown())  # once, not per page
+
+    def _page(env, ctx, template: str, path: str, title: str, **values) -> OutputFile:
+        html = env.get_template(template).render(**_common(ctx, path, title, counts), **values)
+        return OutputFile(path, html.encode("utf-8"))
+
     for belief in ctx.shown():
         path = ctx.page(belief.id)
         yield _page(env, ctx, "belief.html", path, belief.id, b=belief_page(ctx, belief, path))
@@ -66,7 +66,7 @@ def emit(ctx: RenderContext) -> Iterator[OutputFile]:
     yield _page(env, ctx, "out.html", "out/index.html", "OUT beliefs", rows=_out_rows(ctx, "out/index.html"))
     yield _page(env, ctx, "nogoods.html", "nogoods/index.html", "Nogoods",
                 rows=_nogood_rows(ctx, "nogoods/index.html"))
-    yield _not_found(env, ctx)
+    yield _not_found(env, ctx, counts)
 
 
 def _index_rows(ctx: RenderContext, here: str) -> list[dict]:
@@ -114,13 +114,13 @@ def _nogood_rows(ctx: RenderContext, here: str) -> list[dict]:
     return rows
 
 
-def _not_found(env, ctx: RenderContext) -> OutputFile:
+def _not_found(env, ctx: RenderContext, counts: Counter) -> OutputFile:
     """404 is served at any depth: links must be absolute (site_url path) or root-relative."""
     base = "/"
     if ctx.config.site_url:
         from urllib.parse import urlsplit
         base = urlsplit(ctx.config.site_url).path.rstrip("/") + "/"
-    values = _common(ctx, "404.html", "Not found")
+    values = _common(ctx, "404.html", "Not found", counts)
     values.update(root=base, assets=base + "assets", home=base,
                   nav={k: base + v for k, v in (("index", ""), ("premises", "premises/"),
                                                 ("out", "out/"), ("nogoods", "nogoods/"))},
