@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -117,9 +118,8 @@ def _context(checked: Checked, config: SiteConfig, source: Path) -> RenderContex
         base = Path(config.config_path).parent if config.config_path else Path(".")
         for doc in checked.parsed.documents:
             if doc.belief is not None:
-                try:
-                    documents[doc.belief.id] = (source / doc.source.relative).resolve().relative_to(
-                        base.resolve()).as_posix()
-                except ValueError:  # source outside the config folder: no edit link
-                    pass
+                # abspath, not resolve: a symlinked beliefs/ is still beliefs/ in the repository
+                where = Path(os.path.abspath(source / doc.source.relative))
+                if where.is_relative_to(os.path.abspath(base)):  # else no edit link
+                    documents[doc.belief.id] = where.relative_to(os.path.abspath(base)).as_posix()
     return RenderContext(checked.evaluation, config, visible, documents)

@@ -1,0 +1,97 @@
+"""The default theme: overridable, self-contained, readable (WCAG AA), printable."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from site_builder.render.pages import templates_dir
+
+from .conftest import EXAMPLE, SEED
+
+STYLE = (templates_dir() / "assets" / "style.css").read_text(encoding="utf-8")
+
+
+def _block(selector: str) -> dict[str, str]:
+    """The custom properties declared in the first rule whose selector matches exactly."""
+    match = re.search(re.escape(selector) + r"\s*\{(?P<body>[^}]*)\}", STYLE)
+    assert match, selector
+    return dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{3,6})", match.group("body")))
+
+
+def _luminance(colour: str) -> float:
+    colour = colour.lstrip("#")
+    if len(colour) == 3:
+        colour = "".join(c * 2 for c in colour)
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+PAIRS = [("fg", "bg"), ("muted", "bg"), ("link", "bg"), ("in", "in-bg"), ("out", "out-bg"),
+         ("fg", "panel"), ("muted", "panel"), ("in", "bg"), ("out", "bg")]
+
+
+@pytest.mark.parametrize("selector", [":root", ':root[data-theme="dark"]'], ids=["light", "dark"])
+def test_text_colours_meet_wcag_aa(selector):
+    colours = {**_block(":root"), **_block(selector)}
+    for fg, bg in PAIRS:
+        assert contrast(colours[fg], colours[bg]) >= 4.5, (selector, fg, bg)
+
+
+def test_dark_palette_is_the_same_for_the_system_setting_and_the_toggle():
+    system = re.search(r"prefers-color-scheme: dark\)\s*\{\s*:root:not\(\[data-theme=\"light\"\]\)\s*\{"
+                       r"(?P<body>[^}]*)\}", STYLE)
+    assert system
+    assert dict(re.findall(r"--([\w-]+):\s*(#\w+)", system.group("body"))) == _block(':root[data-theme="dark"]')
+
+
+def test_the_theme_loads_nothing_from_another_host():
+    for path in templates_dir().rglob("*"):
+        if path.is_file() and path.suffix in (".html", ".css", ".js", ".svg"):
+            text = path.read_text(encoding="utf-8")
+            assert not re.search(r"(?:src|href|url)\s*[=(]\s*[\"']?(?:https?:)?//", text), path
+            assert "@import" not in text and "@font-face" not in text, path
+
+
+def test_print_and_phone_rules_exist():
+    assert "@media print" in STYLE and "@media (max-width: 30rem)" in STYLE
+    assert "overflow-wrap: anywhere" in STYLE  # long ids never force horizontal scrolling
+
+
+def test_a_user_templates_folder_overrides_single_templates(cli, tmp_path):
+    overrides = tmp_path / "my-theme"
+    (overrides / "assets").mkdir(parents=True)
+    (overrides / "404.html").write_text("{% extends 'base.html' %}{% block main %}<p>Lost here</p>{% endblock %}")
+    (overrides / "assets" / "extra.css").write_text("body { color: black; }")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: t\nplugins:\n  - beliefs:\n      source: {EXAMPLE}\n      templates: my-theme\n")
+    out = tmp_path / "site"
+    assert cli("build", "--config", config, "-o", out)[0] == 0
+    assert "<p>Lost here</p>" in (out / "404.html").read_text(encoding="utf-8")
+    assert (out / "assets" / "extra.css").is_file() and (out / "assets" / "style.css").is_file()
+    assert "Why IN" in (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")  # others stay default
+
+
+def test_edit_links_follow_repo_url_and_edit_uri(cli, tmp_path):
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: t\nrepo_url: https://github.com/team/kb\nplugins:\n  - beliefs:\n"
+                      f"      source: {EXAMPLE}\n")
+    out = tmp_path / "site"
+    assert cli("build", "--config", config, "-o", out)[0] == 0
+    page = (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")
+    # The documents folder sits outside the config's folder here: no edit link can be made.
+    assert "Edit this belief" not in page
+    local = tmp_path / "kb"
+    local.mkdir()
+    (local / "beliefs").symlink_to(EXAMPLE)
+    (local / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/team/kb\nedit_uri: edit/trunk/\n")
+    assert cli("build", "--config", local / "mkdocs.yml", "-o", out)[0] == 0
+    page = (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")
+    assert f'href="https://github.com/team/kb/edit/trunk/beliefs/{SEED}.md"' in page
