@@ -16,13 +16,19 @@ SAFE_SCHEMES = ("http", "https", "mailto")
 
 def safe_url(url: str) -> bool:
     """True for http(s), mailto and relative URLs (no javascript:, data:, file:, //host)."""
-    candidate = url.strip()
+    # Browsers read `\` as `/` in http(s) URLs: `\\host` and `/\host` leave the site too.
+    candidate = url.strip().replace("\\", "/")
     if any(ord(c) < 32 for c in candidate):
         return False
     parts = urlsplit(candidate)
     if parts.scheme:
         return parts.scheme.lower() in SAFE_SCHEMES
     return not candidate.startswith("//")  # protocol-relative would leave the site's host
+
+
+def safe_source_url(url: str) -> bool:
+    """A belief's `source_url` is shown as a link only when absolute http(s) or mailto."""
+    return safe_url(url) and urlsplit(url.strip()).scheme.lower() in SAFE_SCHEMES
 
 
 def _renderer() -> MarkdownIt:

@@ -14,7 +14,7 @@ from ..checks import echo_of, kind_of
 from ..model import IN, Belief
 from .. import urls
 from . import RenderContext
-from .markup import render_block, render_inline, safe_url
+from .markup import render_block, render_inline, safe_source_url, safe_url
 
 
 def ref(ctx: RenderContext, belief_id: str, here: str) -> dict[str, Any] | None:
@@ -153,13 +153,13 @@ def belief_page(ctx: RenderContext, belief: Belief, here: str) -> dict[str, Any]
         "retract_reason": belief.reason_out,
         "claim": Markup(render_block(belief.text)), "summary": Markup(render_block(belief.summary)) if belief.summary else None,
         "dates": [(w, getattr(belief, f)) for w, f in _DATES if getattr(belief, f)],
-        "source": belief.source, "source_url": belief.source_url if safe_url(belief.source_url) and belief.source_url else None,
+        "source": belief.source, "source_url": belief.source_url if safe_source_url(belief.source_url) else None,
         "justifications": justifications(ctx, belief, here),
         "dependents": dependents(ctx, belief, here),
         "explain": explanation(ctx, belief.id, here), "trace": premises(ctx, belief.id, here),
         "impact": impacted(ctx, belief.id, here), "flip": "retracted" if status == IN else "asserted",
         "challenges": challenges(ctx, belief, here), "embeds": embeds(ctx, belief.id, here),
-        "edit": edit_link(ctx, belief.id), "diagram": Markup(ctx.diagrams.get(belief.id, "")),
+        "edit": edit_link(ctx, belief.id), "embed_absolute": bool(ctx.config.site_url), "diagram": Markup(ctx.diagrams.get(belief.id, "")),
         "json": "index.json", "badge": "badge.svg",
     }
 

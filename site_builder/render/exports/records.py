@@ -22,7 +22,7 @@ from ...checks import kind_of
 from ...evaluate import explain_valid
 from ...model import IN, OUT, Belief
 from .. import RenderContext
-from ..markup import safe_url
+from ..markup import safe_source_url
 
 SCHEMA_VERSION = "1.0"
 GENERATOR = f"belief-site/{__version__}"
@@ -88,7 +88,7 @@ def belief_record(ctx: RenderContext, belief: Belief) -> dict[str, Any]:
         "kind": kind_of(belief),
         "depth": ev.depth[belief.id],
         "source": belief.source,
-        "source_url": belief.source_url if safe_url(belief.source_url) else "",
+        "source_url": belief.source_url if safe_source_url(belief.source_url) else "",
     }
     record.update((name, getattr(belief, name)) for name in TEXT_FIELDS)
     record.update({

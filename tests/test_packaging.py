@@ -1,0 +1,194 @@
+"""Packaging: the wheel ships the theme and the schema, and an installed copy builds a site.
+
+The default theme lives at the top of the repository (`templates/`) and is mapped into the
+package as `site_builder.templates` by `[tool.setuptools] package-dir`; `templates_dir()`
+finds it inside the package when installed, beside the package in a checkout. These tests
+build a real wheel from a clean copy of the checkout, install it into a fresh virtualenv
+(dependencies come from the configured package index) and build the example site with the
+installed `belief-site` script, away from the checkout.
+"""
+
+from __future__ import annotations
+
+import configparser
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from .conftest import EXAMPLE, ROOT, SEED
+
+# Never copied into the build snapshot (top level only): VCS, environments, build leftovers,
+# caches, output. A stale build/lib in the checkout could otherwise leak deleted files into
+# the wheel, and building in place would write build/ and *.egg-info into the checkout.
+_TOP_IGNORE = {".git", ".venv", "venv", "build", "dist", "site", ".pytest_cache", ".hypothesis",
+               ".import_linter_cache", ".belief-site-cache"}
+
+
+def _snapshot_ignore(folder: str, names: list[str]) -> set[str]:
+    ignored = {n for n in names if n == "__pycache__" or n.endswith((".pyc", ".egg-info"))}
+    if Path(folder).resolve() == ROOT.resolve():
+        ignored |= _TOP_IGNORE & set(names)
+    return ignored
+
+
+THEME_FILES = ["base.html", "belief.html", "index.html", "assets/style.css", "assets/site.js"]
+SCHEMA = "site_builder/render/beliefs.schema.json"
+
+
+def _env() -> dict[str, str]:
+    """The caller's environment without anything that would leak the test venv or checkout."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "__PYVENV_LAUNCHER__")}
+    env["PYTHONNOUSERSITE"] = "1"
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return env
+
+
+def _run(cmd: list[str], *, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(c) for c in cmd], cwd=cwd, env=_env(), capture_output=True,
+                          text=True, timeout=timeout)
+    assert done.returncode == 0, (
+        f"{' '.join(map(str, cmd))} exited {done.returncode}\n"
+        f"--- stdout ---\n{done.stdout[-4000:]}\n--- stderr ---\n{done.stderr[-4000:]}")
+    return done
+
+
+def _build_deps_present() -> bool:
+    """True when this interpreter satisfies [build-system] requires and can make wheels.
+
+    Then `--no-build-isolation` avoids downloading setuptools. Python 3.11's venvs ship
+    setuptools 65.5 without `wheel`, which fails both checks (`invalid command
+    'bdist_wheel'`), so the build falls back to an isolated environment.
+    """
+    try:
+        from packaging.requirements import Requirement
+    except ImportError:
+        return False
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    for spec in requires.get("build-system", {}).get("requires", []):
+        req = Requirement(spec)
+        try:
+            installed = metadata.version(req.name)
+        except metadata.PackageNotFoundError:
+            return False
+        if not req.specifier.contains(installed, prereleases=True):
+            return False
+    # setuptools >= 70.1 has bdist_wheel built in; older ones need the `wheel` package.
+    return (importlib.util.find_spec("setuptools.command.bdist_wheel") is not None
+            or importlib.util.find_spec("wheel") is not None)
+
+
+def _bin(venv: Path, name: str) -> Path:
+    if os.name == "nt":
+        return venv / "Scripts" / (name + ".exe")
+    return venv / "bin" / name
+
+
+@pytest.fixture(scope="module")
+def snapshot(tmp_path_factory) -> Path:
+    """A clean copy of the checkout (no build/ leftovers; nothing is written into the repo)."""
+    dest = tmp_path_factory.mktemp("src") / "belief-site"
+    shutil.copytree(ROOT, dest, ignore=_snapshot_ignore)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def wheel(snapshot, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    cmd = [sys.executable, "-m", "pip", "wheel", snapshot, "--no-deps", "-q", "-w", out]
+    if _build_deps_present():
+        cmd.append("--no-build-isolation")
+    _run(cmd, cwd=out)
+    wheels = sorted(out.glob("belief_site-*.whl"))
+    assert len(wheels) == 1, f"expected one wheel, found {[w.name for w in out.iterdir()]}"
+    return wheels[0]
+
+
+def test_wheel_ships_theme_schema_and_script(wheel, snapshot):
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        dist_info = {n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info")}
+        assert len(dist_info) == 1, dist_info
+        entry_points = zf.read(f"{dist_info.pop()}/entry_points.txt").decode("utf-8")
+
+    for name in THEME_FILES:
+        assert f"site_builder/templates/{name}" in names, f"theme file {name} missing from the wheel"
+    assert SCHEMA in names
+
+    # Nothing but the package and its metadata at the top (no stray `templates`/`tests`).
+    top = {n.split("/")[0] for n in names}
+    assert {t for t in top if not t.endswith(".dist-info")} == {"site_builder"}, sorted(top)
+
+    # Every module (the `packages` list is written out by hand) and every theme file ships.
+    modules = {p.relative_to(snapshot).as_posix()
+               for p in (snapshot / "site_builder").rglob("*.py")}
+    assert not modules - names, f"modules missing from the wheel: {sorted(modules - names)}"
+    theme = {"site_builder/templates/" + p.relative_to(snapshot / "templates").as_posix()
+             for p in (snapshot / "templates").rglob("*")
+             if p.is_file() and not any(part.startswith(".") for part in p.parts)}
+    assert not theme - names, f"theme files missing from the wheel: {sorted(theme - names)}"
+
+    parser = configparser.ConfigParser(delimiters=("=",))
+    parser.read_string(entry_points)
+    assert parser.get("console_scripts", "belief-site").strip() == "site_builder.cli:main"
+
+
+def test_installed_wheel_builds_site_outside_checkout(wheel, tmp_path):
+    venv = tmp_path / "venv"
+    work = tmp_path / "work"  # cwd: neither the checkout nor anything beside it
+    work.mkdir()
+    _run([sys.executable, "-m", "venv", venv], cwd=work)
+    python = _bin(venv, "python")
+    _run([python, "-m", "pip", "install", "-q", wheel], cwd=work)
+
+    probe = ("import json, sysconfig, site_builder\n"
+             "from importlib import resources\n"
+             "import site_builder.render.pages as p\n"
+             "print(json.dumps({'purelib': sysconfig.get_paths()['purelib'],\n"
+             "  'package': site_builder.__file__, 'templates': str(p.templates_dir()),\n"
+             "  'schema': len(resources.files('site_builder.render')"
+             ".joinpath('beliefs.schema.json').read_bytes())}))\n")
+    found = json.loads(_run([python, "-c", probe], cwd=work).stdout)
+    purelib = Path(found["purelib"]).resolve()
+    templates = Path(found["templates"]).resolve()
+    assert Path(found["package"]).resolve().is_relative_to(purelib), found
+    assert templates == purelib / "site_builder" / "templates", found
+    assert not templates.is_relative_to(ROOT.resolve()), found
+    assert (templates / "base.html").is_file()
+    assert found["schema"] > 0
+
+    site = tmp_path / "site"
+    _run([_bin(venv, "belief-site"), "build", EXAMPLE, "-o", site], cwd=work)
+
+    index = site / "index.html"
+    assert index.is_file()
+    assert "assets/style.css" in index.read_text(encoding="utf-8")
+    for name in ("style.css", "site.js"):
+        assert (site / "assets" / name).is_file(), f"assets/{name} not written"
+    assert (site / "beliefs.schema.json").read_bytes() == \
+        (templates.parent / "render" / "beliefs.schema.json").read_bytes()
+
+    records = json.loads((site / "beliefs.json").read_text(encoding="utf-8"))["beliefs"]
+    assert records, "no beliefs published"
+    for record in records:
+        assert (site / record["url"] / "index.html").is_file(), f"no page for {record['id']}"
+    assert (site / "belief" / SEED / "index.html").is_file()
+
+
+def test_editable_install_finds_theme_in_checkout():
+    import site_builder
+    from site_builder.render.pages import templates_dir
+
+    assert Path(site_builder.__file__).resolve().is_relative_to(ROOT.resolve()), (
+        f"tests import {site_builder.__file__}, not the checkout (pip install -e .)")
+    assert templates_dir().resolve() == (ROOT / "templates").resolve()
+    assert (templates_dir() / "base.html").is_file()
