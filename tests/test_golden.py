@@ -222,7 +222,7 @@ def test_seed_page_justification_with_linked_antecedents(seed):
     heading = block.one("h3")
     assert heading.words() == ("SL 1 — Three independent mechanical properties of attention collectively "
                                "define it as a directed graph computation rather than pairwise similarity"
-                               "supports this belief")
+                               " supports this belief")
     assert heading.one("span", class_="tag").text == "supports this belief"
     items = block.one("ul", class_="refs").all("li")
     assert [_ref(li) for li in items] == [("IN", p, f"../{p}/") for p in PREMISES]
