@@ -117,16 +117,18 @@ def _summary(diagnostics, count: int) -> str:
     return f"{count} beliefs, {errors} errors, {warnings} warnings"
 
 
-def _usage_problem(source: Path) -> str | None:
-    if not source.exists():
-        return f"belief-site: source {source} not found (pass a documents folder or a network.json)"
-    return None
+def _missing(source: Path) -> bool:
+    """Say so and return True when the source does not exist (a usage error)."""
+    if source.exists():
+        return False
+    print(f"belief-site: source {source} not found (pass a documents folder or a network.json)",
+          file=sys.stderr)
+    return True
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     source, limit, problems = _source(args)
-    if _usage_problem(source):
-        print(_usage_problem(source), file=sys.stderr)
+    if _missing(source):
         return USAGE
     checked = check(source, limit)
     found = [*problems, *checked.diagnostics]
@@ -138,8 +140,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_fmt(args: argparse.Namespace) -> int:
     source, _, problems = _source(args)
-    if _usage_problem(source):
-        print(_usage_problem(source), file=sys.stderr)
+    if _missing(source):
         return USAGE
     if source_kind(source) != DOCUMENTS:
         print(f"belief-site: fmt works on a documents folder, not {source}", file=sys.stderr)
@@ -179,8 +180,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     source, limit, problems = _source(args)
-    if _usage_problem(source):
-        print(_usage_problem(source), file=sys.stderr)
+    if _missing(source):
         return USAGE
     checked = check(source, limit)
     found = [*problems, *checked.diagnostics]
@@ -202,8 +202,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     visible = tuple(t for t in args.visible_to.split(",") if t) if args.visible_to is not None else None
     config = with_overrides(config, site_url=args.base_url, visible_to=visible)
     source = Path(args.source) if args.source else config.source_path()
-    if _usage_problem(source):
-        print(_usage_problem(source), file=sys.stderr)
+    if _missing(source):
         return USAGE
     if args.source:  # a SOURCE argument is relative to the working folder, not to mkdocs.yml
         config = with_overrides(config, source=str(source.resolve()))

@@ -201,6 +201,8 @@ def test_every_shared_network_builds_with_no_broken_links(network_path, cli, tmp
     code, _, err = cli("build", network_path, "-o", out)
     assert code == 0, err
     assert broken_links(out) == []
+    pages = {p.resolve() for p in (out / "belief").rglob("index.html")}
+    assert pages and pages <= reachable_from_index(out)
     data = json.loads((out / "beliefs.json").read_text(encoding="utf-8"))
     source = json.loads(network_path.read_text(encoding="utf-8"))
     assert len(data["beliefs"]) == len(source["nodes"])

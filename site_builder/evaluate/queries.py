@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Callable, Generic, TypeVar
 
 from ..model import IN, OUT
 from . import Evaluation
@@ -97,8 +97,12 @@ def explain_step(ev: Evaluation, belief_id: str) -> tuple[Step, tuple[str, ...]]
     return Step(belief_id, value, reason, states), causes
 
 
-def explain(ev: Evaluation, belief_id: str, limit: int | None = None) -> Bounded[Step]:
-    """Depth-first explanation, each belief once, at most `limit` steps (iterative)."""
+def explain(ev: Evaluation, belief_id: str, limit: int | None = None,
+            visible: Callable[[str], bool] = lambda _: True) -> Bounded[Step]:
+    """Depth-first explanation, each belief once, at most `limit` steps (iterative).
+
+    `visible` keeps the walk away from beliefs a partial site does not publish.
+    """
     limit = ev.limit if limit is None else limit
     steps: list[Step] = []
     visited = {belief_id}
@@ -112,7 +116,7 @@ def explain(ev: Evaluation, belief_id: str, limit: int | None = None) -> Bounded
             return Bounded(tuple(steps), limit, False)
         step, children = explain_step(ev, nxt)
         steps.append(step)
-        fresh = [c for c in children if c not in visited]
+        fresh = [c for c in children if c not in visited and visible(c)]
         visited.update(fresh)
         stack.append(iter(fresh))
     return Bounded(tuple(steps), len(steps), True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..evaluate import Evaluation
-from ..evaluate.queries import Bounded, Step, explain_step, impact, trace
+from ..evaluate.queries import Bounded, Step, explain, impact, trace
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,26 +23,6 @@ class Panels:
     impact: Bounded[tuple[str, str]]
 
 
-def _explain(ev: Evaluation, belief_id: str, limit: int, visible: Callable[[str], bool]) -> Bounded[Step]:
-    """Depth-first, each visible belief once, at most `limit` steps (iterative)."""
-    steps: list[Step] = []
-    visited = {belief_id}
-    stack = [iter((belief_id,))]
-    while stack:
-        nxt = next(stack[-1], None)
-        if nxt is None:
-            stack.pop()
-            continue
-        if len(steps) == limit:
-            return Bounded(tuple(steps), limit, False)
-        step, children = explain_step(ev, nxt)
-        steps.append(step)
-        fresh = [c for c in children if c not in visited and visible(c)]
-        visited.update(fresh)
-        stack.append(iter(fresh))
-    return Bounded(tuple(steps), len(steps), True)
-
-
 def panels_for(ev: Evaluation, belief_id: str, limit: int, visible: Callable[[str], bool]) -> Panels:
     """The three panels of one belief, hidden beliefs removed."""
     premises = trace(ev, belief_id)
@@ -50,7 +30,7 @@ def panels_for(ev: Evaluation, belief_id: str, limit: int, visible: Callable[[st
     flipped = impact(ev, belief_id, limit)
     changed = tuple(item for item in flipped.items if visible(item[0]))
     return Panels(
-        _explain(ev, belief_id, limit, visible),
+        explain(ev, belief_id, limit, visible),
         Bounded(shown[:limit], len(shown), premises.complete),
         Bounded(changed, len(changed), flipped.complete))
 
