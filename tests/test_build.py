@@ -208,3 +208,28 @@ def test_every_shared_network_builds_with_no_broken_links(network_path, cli, tmp
     assert len(data["beliefs"]) == len(source["nodes"])
     assert {b["id"]: b["status"] for b in data["beliefs"]} == {
         i: n["truth_value"] for i, n in source["nodes"].items()}
+
+
+def test_challenges_and_defences_are_shown(cli, tmp_path):
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "target.md").write_text(
+        "---\nmetadata:\n  challenges: [challenge-target]\n---\n# target\n\n**IN** · derived (depth 1)\n\n"
+        "The claim under challenge.\n\n## Justifications\n\n### SL\n\nUnless:\n\n- challenge-target\n",
+        encoding="utf-8")
+    (folder / "challenge-target.md").write_text(
+        "---\nmetadata:\n  challenge_target: target\n  challenges: [defense-challenge-target]\n---\n"
+        "# challenge-target\n\n**OUT** · derived (depth 1)\n\nThe target is wrong.\n\n## Justifications\n\n"
+        "### SL\n\nUnless:\n\n- defense-challenge-target\n", encoding="utf-8")
+    (folder / "defense-challenge-target.md").write_text(
+        "---\nmetadata:\n  challenge_target: challenge-target\n  defends: target\n---\n"
+        "# defense-challenge-target\n\n**IN** · premise\n\nThe challenge misreads the target.\n", encoding="utf-8")
+    out = tmp_path / "site"
+    code, _, err = cli("build", folder, "-o", out)
+    assert code == 0, err
+    page = (out / "belief" / "target" / "index.html").read_text(encoding="utf-8")
+    section = page[page.index('<section id="challenges">'):]
+    section = section[: section.index("</section>")]
+    assert 'href="../challenge-target/"' in section and "defended by" in section
+    assert 'href="../defense-challenge-target/"' in section
+    assert '<article class="belief" data-status="IN">' in page  # the defence brings it back
