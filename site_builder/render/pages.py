@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -48,24 +49,47 @@ def _common(ctx: RenderContext, path: str, title: str, counts: Counter) -> dict[
             "home": href("index.html"), "site_badge": href("badge.svg")}
 
 
+@dataclass(frozen=True, slots=True)
+class PageSpec:
+    """One HTML page: where it goes, its title, its template and the template's values."""
+
+    path: str
+    title: str
+    template: str
+    values: dict
+
+
+def page_specs(ctx: RenderContext) -> Iterator[PageSpec]:
+    """Every page of the site, before rendering (shared by the site build and the MkDocs plugin)."""
+    for belief in ctx.shown():
+        path = ctx.page(belief.id)
+        yield PageSpec(path, belief.id, "belief.html", {"b": belief_page(ctx, belief, path)})
+    yield PageSpec("index.html", "All beliefs", "index.html", {"rows": _index_rows(ctx, "index.html")})
+    yield PageSpec("premises/index.html", "Premises", "premises.html",
+                   {"rows": _premise_rows(ctx, "premises/index.html")})
+    yield PageSpec("out/index.html", "OUT beliefs", "out.html", {"rows": _out_rows(ctx, "out/index.html")})
+    yield PageSpec("nogoods/index.html", "Nogoods", "nogoods.html",
+                   {"rows": _nogood_rows(ctx, "nogoods/index.html")})
+
+
+def render_page(env: jinja2.Environment, ctx: RenderContext, spec: PageSpec, counts: Counter,
+                fragment: bool = False) -> str:
+    """A whole HTML page, or (fragment) only its main content."""
+    values = _common(ctx, spec.path, spec.title, counts)
+    return env.get_template(spec.template).render(**values, **spec.values, fragment=fragment)
+
+
+def site_counts(ctx: RenderContext) -> Counter:
+    """IN/OUT counts of the published beliefs (once per build, never per page)."""
+    return Counter(ctx.evaluation.value(b.id) for b in ctx.shown())
+
+
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
     """Every HTML page of the site."""
     env = environment(ctx)
-    counts = Counter(ctx.evaluation.value(b.id) for b in ctx.shown())  # once, not per page
-
-    def _page(env, ctx, template: str, path: str, title: str, **values) -> OutputFile:
-        html = env.get_template(template).render(**_common(ctx, path, title, counts), **values)
-        return OutputFile(path, html.encode("utf-8"))
-
-    for belief in ctx.shown():
-        path = ctx.page(belief.id)
-        yield _page(env, ctx, "belief.html", path, belief.id, b=belief_page(ctx, belief, path))
-    yield _page(env, ctx, "index.html", "index.html", "All beliefs", rows=_index_rows(ctx, "index.html"))
-    yield _page(env, ctx, "premises.html", "premises/index.html", "Premises",
-                rows=_premise_rows(ctx, "premises/index.html"))
-    yield _page(env, ctx, "out.html", "out/index.html", "OUT beliefs", rows=_out_rows(ctx, "out/index.html"))
-    yield _page(env, ctx, "nogoods.html", "nogoods/index.html", "Nogoods",
-                rows=_nogood_rows(ctx, "nogoods/index.html"))
+    counts = site_counts(ctx)
+    for spec in page_specs(ctx):
+        yield OutputFile(spec.path, render_page(env, ctx, spec, counts).encode("utf-8"))
     yield _not_found(env, ctx, counts)
 
 
@@ -125,5 +149,5 @@ def _not_found(env, ctx: RenderContext, counts: Counter) -> OutputFile:
                   nav={k: base + v for k, v in (("index", ""), ("premises", "premises/"),
                                                 ("out", "out/"), ("nogoods", "nogoods/"))},
                   site_badge=base + "badge.svg")
-    html = env.get_template("404.html").render(**values)
+    html = env.get_template("404.html").render(**values, fragment=False)
     return OutputFile("404.html", html.encode("utf-8"))
