@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__
+from . import __version__, review, serve
 from .config import load_config, with_overrides
 from .diagnostics import Diagnostic, format_all, has_errors
 from .load import DOCUMENTS, source_kind
@@ -91,6 +91,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
     p.add_argument("--keep-going", action="store_true", help="leave out files with errors and build the rest")
     p.add_argument("--quiet", "-q", action="store_true", help="print only problems")
+
+    p = command("serve", "build, serve on localhost and rebuild on every change",
+                "Build the site, serve it on http://127.0.0.1:PORT/, watch the sources, the config\n"
+                "and the templates, rebuild on change and reload open browsers. A broken belief\n"
+                "shows its diagnostic in the terminal and in the page; the server keeps running.")
+    source_args(p)
+    serve.add_arguments(p)
+
+    p = command("diff", "what a change does to the network: edits, renames and status flips",
+                "Compare two versions of a network (folders, network.json files or git:REV[:PATH])\n"
+                "and report beliefs added, removed, edited and renamed, and every status flip with\n"
+                "its cause and the path of justifications that carries it.")
+    review.add_arguments(p)
 
     p = command("export", "write the evaluated network as network.json",
                 "Write the network with computed truth values as a ftl-reasons network.json.")
@@ -222,7 +235,15 @@ def cmd_build(args: argparse.Namespace) -> int:
     return FAILED if has_errors(found, args.strict) and not args.keep_going else OK
 
 
-COMMANDS = {"build": cmd_build, "check": cmd_check, "fmt": cmd_fmt, "import": cmd_import, "export": cmd_export}
+def cmd_serve(args: argparse.Namespace) -> int:
+    return serve.run(args)
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    return review.run(args)
+
+
+COMMANDS = {"serve": cmd_serve, "diff": cmd_diff, "build": cmd_build, "check": cmd_check, "fmt": cmd_fmt, "import": cmd_import, "export": cmd_export}
 
 
 def main(argv: list[str] | None = None) -> int:

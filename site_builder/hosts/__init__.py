@@ -1,0 +1,1 @@
+"""Adapters that run the core inside other tools (the MkDocs plugin)."""
