@@ -105,10 +105,9 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     from .render.panels import compute_panels
     panels = compute_panels(ctx.evaluation, ctx.visible, config.panel_max_items, ctx.is_visible)
     ctx = replace(ctx, diagrams=diagrams.svg, panels=panels)
-    files = list(render(ctx))
-    problems = write_site(files, out)
+    count, problems = write_site(render(ctx), out)
     found = (*checked.diagnostics, *diagrams.diagnostics, *problems)
-    return Built(kept, tuple(found), len(files), not problems)
+    return Built(kept, tuple(found), count, not problems)
 
 
 def _context(checked: Checked, config: SiteConfig, source: Path) -> RenderContext:

@@ -69,40 +69,44 @@ def _safe_relative(path: str) -> bool:
     return bool(path) and not path.startswith("/") and ".." not in parts and "" not in parts[:-1]
 
 
-def write_site(files: Iterable, out: Path) -> list[Diagnostic]:
+def write_site(files: Iterable, out: Path) -> tuple[int, list[Diagnostic]]:
     """Write a whole site into a temporary folder beside `out`, then swap it in.
 
-    A failure at any point leaves the previous site untouched.
+    Files are consumed as they come (a site is never held in memory whole). A failure at
+    any point leaves the previous site untouched. Returns (files written, problems).
     """
     refusal = _refusal(out)
     if refusal:
-        return [refusal]
+        return 0, [refusal]
     out.parent.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
     try:
-        problems = _fill(temp, files)
+        written, problems = _fill(temp, files)
         if problems:
             shutil.rmtree(temp)
-            return problems
+            return 0, problems
         (temp / MARKER).write_bytes(_MARKER_TEXT)
         _swap(temp, out)
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
-    return []
+    return written, []
 
 
-def _fill(temp: Path, files: Iterable) -> list[Diagnostic]:
+def _fill(temp: Path, files: Iterable) -> tuple[int, list[Diagnostic]]:
     written: set[str] = set()
+    folders: set[Path] = set()
     for item in files:
         if not _safe_relative(item.path) or item.path in written or item.path == MARKER:
             why = "twice" if item.path in written else "outside the site"
-            return [Diagnostic(item.path, 0, "E801", f"output path written {why}")]
+            return 0, [Diagnostic(item.path, 0, "E801", f"output path written {why}")]
         written.add(item.path)
         target = temp / item.path
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in folders:  # one mkdir per folder, not per file
+            target.parent.mkdir(parents=True, exist_ok=True)
+            folders.add(target.parent)
         target.write_bytes(item.data)
-    return []
+    return len(written), []
 
 
 def _swap(temp: Path, out: Path) -> None:

@@ -42,7 +42,7 @@ FEW_CROSSINGS = 8
 """...and only 2 of them when more crossings than this remain: restarts mostly help nearly
 planar neighbourhoods stuck on a plateau, and dense ones would pay ten times the work."""
 RESTART_SEED = 20261202
-SEARCH_LIMIT = 240
+SEARCH_LIMIT = 24
 """Sifting and restarts cost more than linear time: only for diagrams up to this many
 vertices (dummies included). The default cap of 40 beliefs stays far below it."""
 PLACEMENT_ROUNDS = 4
