@@ -30,6 +30,7 @@ docs/belief-format.md) or a ftl-reasons network.json export. Without SOURCE, the
 EPILOG = """\
 examples:
   belief-site build                       build the site from ./beliefs into ./site
+  belief-site serve --port 0              build, serve on localhost, rebuild and reload on change
   belief-site check                       check ./beliefs (or the configured source)
   belief-site check --strict --format github   fail on warnings; GitHub annotations
   belief-site fmt --check                 exit 1 if any derived content is stale

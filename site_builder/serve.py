@@ -1,15 +1,482 @@
-"""`belief-site serve`: build, serve on localhost, rebuild on change, reload browsers (issue 4)."""
+"""`belief-site serve`: build, serve on localhost, rebuild on change, reload browsers (issue 4).
+
+Each build goes into its own folder under a private temporary directory (never the user's
+site/); a successful build is published by switching the folder the server reads from, so a
+request never sees a half-written site and a failed build keeps the last good one. The files
+on disk are exactly what `belief-site build` writes: the live-reload script and the problems
+banner are added to HTML responses only, when they are served.
+"""
 
 from __future__ import annotations
 
 import argparse
+import html
+import http.server
+import json
+import os
+import queue
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from .config import CONFIG_FILE, SiteConfig, load_config, with_overrides
+from .diagnostics import Diagnostic, format_all, has_errors
+from .pipeline import build
+from .render.pages import templates_dir
+
+OK, FAILED, USAGE = 0, 1, 2
+PREFIX = "/__belief_site__/"
+"""URL folder of the server's own endpoints (never a site path: site paths are belief ids)."""
+POLL_MS = 500
+"""How often an open page asks whether the site was rebuilt."""
+KEEP = 2
+"""Builds kept on disk: the one served and the one before it (for requests in flight)."""
+
+RELOAD_JS = """\
+// belief-site serve: reload this page when the site is rebuilt (added when served, never built).
+(function () {
+  "use strict";
+  var me = document.currentScript;
+  var version = me ? me.getAttribute("data-version") : null;
+  var delay = %(poll)d;
+  function poll() {
+    fetch("%(prefix)sversion", {cache: "no-store"})
+      .then(function (response) { return response.json(); })
+      .then(function (state) {
+        delay = %(poll)d;
+        if (String(state.version) !== version) { location.reload(); return; }
+        setTimeout(poll, delay);
+      }, function () {  // the server is restarting or stopped: ask less often
+        delay = Math.min(delay * 2, 5000);
+        setTimeout(poll, delay);
+      });
+  }
+  setTimeout(poll, delay);
+  document.addEventListener("click", function (event) {
+    var close = event.target.closest && event.target.closest("[data-belief-site-close]");
+    if (close) { document.getElementById("belief-site-problems").remove(); }
+  });
+})();
+""" % {"poll": POLL_MS, "prefix": PREFIX}
+
+_BANNER_STYLE = (
+    "position:fixed;left:0;right:0;bottom:0;z-index:2147483647;max-height:50vh;overflow:auto;"
+    "margin:0;padding:.75rem 1rem;background:#2b0d0d;color:#ffecec;border-top:4px solid #e5484d;"
+    "font:14px/1.45 system-ui,sans-serif;text-align:left;box-shadow:0 -2px 12px rgba(0,0,0,.4)")
+_PRE_STYLE = ("margin:.5rem 0 0;white-space:pre-wrap;word-break:break-word;background:none;color:inherit;"
+              "font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;border:0;padding:0")
+_CLOSE_STYLE = ("float:right;margin-left:1rem;background:none;color:inherit;border:1px solid currentColor;"
+                "border-radius:4px;cursor:pointer;font:inherit;padding:0 .5rem")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `belief-site serve` (SOURCE and --config are added by the CLI)."""
-    parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
+    parser.add_argument("--port", type=int, default=8000,
+                        help="port on 127.0.0.1 (default 8000; 0 picks a free one)")
+
+
+# --- settings: the same rules as `belief-site build` -------------------------------------------
+
+def _settings(args: argparse.Namespace) -> tuple[SiteConfig, list[Diagnostic], Path]:
+    """(config, config problems, source), read afresh for every build (mkdocs.yml is watched)."""
+    config, problems = load_config(args.config)
+    source = Path(args.source) if args.source else config.source_path()
+    if args.source:  # a SOURCE argument is relative to the working folder, not to mkdocs.yml
+        config = with_overrides(config, source=str(source.resolve()))
+    return config, problems, source
+
+
+def _targets(args: argparse.Namespace, config: SiteConfig, source: Path) -> tuple[frozenset, frozenset]:
+    """(folders watched recursively, files watched through their folder) for these settings."""
+    folders: set[Path] = set()
+    files: set[Path] = set()
+
+    def add(path: Path) -> None:
+        path = Path(os.path.abspath(path))
+        if path.is_dir():
+            folders.add(path)
+        elif path.parent.is_dir():  # a file, or a folder not created yet: watch its parent
+            files.add(path)
+
+    add(source)
+    add(templates_dir())
+    if config.templates:
+        base = Path(config.config_path).parent if config.config_path else Path(".")
+        add(base / config.templates)
+    add(Path(args.config) if args.config else Path(CONFIG_FILE))
+    return frozenset(folders), frozenset(files)
+
+
+# --- what the server shows ----------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What the server serves right now; replaced whole after each build."""
+
+    version: int = 0
+    site: Path | None = None
+    """Folder of the last good build (None until one succeeds)."""
+    problems: str = ""
+    """Errors of the last build as text (empty when it was clean)."""
+    failed: bool = False
+    """The last build wrote nothing (the site shown is an older one, if any)."""
+
+
+class _State:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._snapshot = Snapshot()
+
+    def get(self) -> Snapshot:
+        with self._lock:
+            return self._snapshot
+
+    def publish(self, site: Path | None, problems: str, failed: bool) -> Snapshot:
+        with self._lock:
+            old = self._snapshot
+            self._snapshot = Snapshot(old.version + 1, site if site is not None else old.site,
+                                      problems, failed)
+            return self._snapshot
+
+
+def _banner(snap: Snapshot) -> str:
+    if not snap.problems:
+        return ""
+    if snap.failed and snap.site is not None:
+        title = "The build failed; this is the last good build. Fix the problems below and save."
+    elif snap.failed:
+        title = "The build failed. Fix the problems below and save."
+    else:
+        title = "The site was built, with errors:"
+    return (f'<div id="belief-site-problems" role="alert" style="{_BANNER_STYLE}">'
+            f'<button type="button" data-belief-site-close aria-label="Hide" style="{_CLOSE_STYLE}">'
+            f'&times;</button><strong>belief-site serve: {html.escape(title)}</strong>'
+            f'<pre style="{_PRE_STYLE}">{html.escape(snap.problems)}</pre></div>')
+
+
+def _extras(snap: Snapshot) -> bytes:
+    script = f'<script src="{PREFIX}reload.js" data-version="{snap.version}"></script>'
+    return (_banner(snap) + script).encode("utf-8")
+
+
+def inject(page: bytes, snap: Snapshot) -> bytes:
+    """The page with the reload script (and the problems banner) before its last `</body>`."""
+    at = page.lower().rfind(b"</body>")
+    extra = _extras(snap)
+    return page + extra if at < 0 else page[:at] + extra + page[at:]
+
+
+def _failure_page(snap: Snapshot) -> bytes:
+    page = ('<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            '<title>Build failed · belief-site serve</title></head>'
+            '<body><h1>No site yet</h1><p>The first build failed; see the problems below.</p></body></html>\n')
+    return inject(page.encode("utf-8"), snap)
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files from the current build; HTML gets the reload script on the way out."""
+
+    state: _State  # set on the subclass made by _server
+    port: int
+    server_version = "belief-site-serve"
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript",
+                      ".mjs": "text/javascript", ".wasm": "application/wasm", ".json": "application/json"}
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):  # noqa: A002 - polling every 500 ms would flood the terminal
+        pass
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")  # a rebuilt site must never come from a cache
+        super().end_headers()
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._respond(head=False)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._respond(head=True)
+
+    def _host_ok(self) -> bool:
+        """Only local names: a page on another site cannot read this one by DNS rebinding."""
+        host = self.headers.get("Host")
+        if host is None:
+            return True
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        return name.lower() in ("127.0.0.1", "localhost", "[::1]")
+
+    def _send(self, status: int, body: bytes, content_type: str, head: bool) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def _respond(self, head: bool) -> None:
+        if not self._host_ok():
+            self._send(403, b"belief-site serve answers on 127.0.0.1 and localhost only\n",
+                       "text/plain; charset=utf-8", head)
+            return
+        path = unquote(urlsplit(self.path).path)
+        snap = self.state.get()
+        if path == PREFIX + "version":
+            body = json.dumps({"version": snap.version, "ok": not snap.failed,
+                               "problems": snap.problems}).encode("utf-8")
+            self._send(200, body, "application/json", head)
+        elif path == PREFIX + "reload.js":
+            self._send(200, RELOAD_JS.encode("utf-8"), "text/javascript; charset=utf-8", head)
+        elif snap.site is None:
+            self._send(503, _failure_page(snap), "text/html; charset=utf-8", head)
+        else:
+            self._static(path, snap, head)
+
+    def _static(self, path: str, snap: Snapshot, head: bool) -> None:
+        self.directory = str(snap.site)
+        file = Path(self.translate_path(self.path))
+        if file.is_dir():
+            if not path.endswith("/"):  # the standard redirect to the folder URL
+                super().do_HEAD() if head else super().do_GET()
+                return
+            file = file / "index.html"
+        if not file.is_file():
+            missing = snap.site / "404.html"
+            body = missing.read_bytes() if missing.is_file() else b"<!doctype html><title>Not found</title><body>Not found</body>"
+            self._send(404, inject(body, snap), "text/html; charset=utf-8", head)
+        elif file.suffix == ".html":
+            self._send(200, inject(file.read_bytes(), snap), "text/html; charset=utf-8", head)
+        else:
+            super().do_HEAD() if head else super().do_GET()
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)  # a real bug: show it, keep serving
+
+
+def _server(port: int, state: _State, placeholder: Path) -> _Server:
+    handler = type("Handler", (_Handler,), {"state": state})
+
+    def make(*args, **kwargs):
+        return handler(*args, directory=str(placeholder), **kwargs)
+    return _Server(("127.0.0.1", port), make)
+
+
+# --- watching -----------------------------------------------------------------------------------
+
+class _Watchers:
+    """watchfiles in background threads; every batch of changes goes into one queue."""
+
+    def __init__(self, changes: queue.Queue) -> None:
+        self.changes = changes
+        self.targets: tuple[frozenset, frozenset] = (frozenset(), frozenset())
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self, targets: tuple[frozenset, frozenset]) -> None:
+        import watchfiles
+        self.stop()
+        self.targets = targets
+        self._stop = threading.Event()
+        folders, files = targets
+
+        def ordinary(change, path: str) -> bool:  # editors' swap files, dot-files (never read)
+            return watchfiles.DefaultFilter()(change, path) and not Path(path).name.startswith(".")
+
+        def named(change, path: str) -> bool:
+            return Path(path) in files
+
+        jobs = []
+        if folders:
+            jobs.append((sorted(folders), True, ordinary))
+        if files:
+            jobs.append((sorted({f.parent for f in files}), False, named))
+        for paths, recursive, keep in jobs:
+            thread = threading.Thread(target=self._watch, args=(watchfiles, paths, recursive, keep, self._stop),
+                                      name="belief-site-watch", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _watch(self, watchfiles, paths, recursive, keep, stop) -> None:
+        try:
+            for batch in watchfiles.watch(*paths, watch_filter=keep, recursive=recursive, stop_event=stop,
+                                          debounce=1600, step=50, rust_timeout=1000, raise_interrupt=False):
+                self.changes.put({path for _, path in batch})
+        except Exception as exc:  # a watched folder vanished: the main loop restarts the watchers
+            if not stop.is_set():
+                _say(f"belief-site serve: stopped watching {', '.join(map(str, paths))}: {exc}")
+
+    def alive(self) -> bool:
+        return all(t.is_alive() for t in self._threads)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=3)
+        self._threads = []
+
+
+# --- the serve loop -----------------------------------------------------------------------------
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _shown(paths: set[str]) -> str:
+    def one(path: str) -> str:
+        try:
+            return os.path.relpath(path)
+        except ValueError:
+            return path
+    names = sorted(one(p) for p in paths)
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _crash(exc: Exception) -> str:
+    """An exception during a build as text: `template:line: ...` for a template error."""
+    import jinja2
+    if isinstance(exc, jinja2.TemplateError):
+        name, line = getattr(exc, "filename", None), getattr(exc, "lineno", None)
+        if not name:  # a runtime error: the innermost template frame says where
+            frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                      if f.filename.endswith((".html", ".xml", ".txt", ".svg"))]
+            name, line = (frames[-1].filename, frames[-1].lineno) if frames else (None, None)
+        where = f"{name}:{line}: " if name and line else f"{name}: " if name else ""
+        return f"{where}template error: {type(exc).__name__}: {exc}"
+    return "internal error while building:\n" + traceback.format_exc()
+
+
+class _Builder:
+    """Builds into numbered folders under `root` and publishes the result to the server."""
+
+    def __init__(self, args: argparse.Namespace, state: _State, root: Path) -> None:
+        self.args, self.state, self.root = args, state, root
+        self.count = 0
+        self.targets: tuple[frozenset, frozenset] = (frozenset(), frozenset())
+
+    def __call__(self) -> Snapshot:
+        self.count += 1
+        out = self.root / f"site-{self.count}"
+        started = time.perf_counter()
+        try:
+            config, problems, source = _settings(self.args)
+            self.targets = _targets(self.args, config, source)
+            built = build(config, out)
+            found = [*problems, *built.diagnostics]
+            written, beliefs, files = built.written, len(built.checked.parsed.network.beliefs), built.files
+            errors = format_all([d for d in found if d.severity == "error"], "text")
+        except Exception as exc:  # a template or a stage failed: show it, keep serving
+            found, written, beliefs, files = [], False, 0, 0
+            errors = _crash(exc)
+        if found:
+            _say(format_all(found, "text"))
+        elapsed = time.perf_counter() - started
+        if written:
+            snap = self.state.publish(out, errors, False)
+            _say(f"built {beliefs} beliefs ({files} files) in {elapsed:.1f} s"
+                 + (" (with errors: see above)" if has_errors(found) else ""))
+            self._prune()
+        else:
+            snap = self.state.publish(None, errors or "the build failed", True)
+            if not found:
+                _say(errors)
+            _say("belief-site serve: build failed; " + ("still serving the last good build" if snap.site
+                                                         else "the pages show the problems"))
+        return snap
+
+    def _prune(self) -> None:
+        builds = sorted((p for p in self.root.glob("site-*") if p.name[5:].isdigit()),
+                        key=lambda p: int(p.name[5:]))
+        for old in builds[:-KEEP]:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _drain(changes: queue.Queue, quiet: float = 0.1) -> set[str]:
+    """Everything queued, waiting until nothing has arrived for `quiet` seconds (a debounce)."""
+    found: set[str] = set()
+    while True:
+        try:
+            found |= changes.get(timeout=quiet)
+        except queue.Empty:
+            return found
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; returns the exit code."""
-    raise SystemExit("belief-site serve: not implemented yet")
+    try:
+        import watchfiles  # noqa: F401 - fail early with a clear message
+    except ImportError:
+        _say("belief-site serve needs watchfiles: pip install watchfiles")
+        return FAILED
+    _, _, source = _settings(args)
+    if not source.exists():
+        _say(f"belief-site: source {source} not found (pass a documents folder or a network.json)")
+        return USAGE
+    if not 0 <= args.port <= 65535:
+        _say(f"belief-site: --port {args.port} is not a port number")
+        return USAGE
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
+    root = Path(tempfile.mkdtemp(prefix="belief-site-serve-"))
+    state = _State()
+    changes: queue.Queue = queue.Queue()
+    watchers = _Watchers(changes)
+    server, serving = None, None
+    try:
+        try:
+            server = _server(args.port, state, root)
+        except OSError as exc:
+            _say(f"belief-site: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}"
+                 " (another server? try --port 0)")
+            return FAILED
+        builder = _Builder(args, state, root)
+        builder()
+        watchers.start(builder.targets)
+        serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
+                                   name="belief-site-http", daemon=True)
+        serving.start()
+        _say(f"Serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)")
+        restarted = 0.0
+        while True:
+            try:
+                changed = changes.get(timeout=0.5)
+            except queue.Empty:
+                if not watchers.alive() and time.monotonic() - restarted > 1:
+                    restarted = time.monotonic()  # a watched folder was removed or replaced
+                    builder()
+                    watchers.start(builder.targets)
+                continue
+            changed |= _drain(changes)
+            _say(f"changed: {_shown(changed)}; rebuilding")
+            builder()
+            if builder.targets != watchers.targets:  # mkdocs.yml moved the source or the templates
+                watchers.start(builder.targets)
+    except KeyboardInterrupt:
+        _say("belief-site serve: stopped")
+        return OK
+    finally:
+        watchers.stop()
+        if server is not None:
+            if serving is not None:  # shutdown() waits for serve_forever, so only once it runs
+                server.shutdown()
+            server.server_close()
+        shutil.rmtree(root, ignore_errors=True)
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+__all__ = ["add_arguments", "run", "inject", "Snapshot", "PREFIX"]

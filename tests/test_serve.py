@@ -1,0 +1,242 @@
+"""`belief-site serve`: a real server process, real file edits, and an open page in Chromium."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from site_builder.cli import main
+
+from .conftest import EXAMPLE
+from .test_browser import ARGS, CHROMIUM, _require_browser
+
+BELIEF = "attention-is-non-symmetric"
+CLAIM = ("Attention is non-symmetric: token i attending to token j does not imply j attends to i, "
+         "because the query (W^Q) and key (W^K) weight matrices are different.")
+COMMAND = [sys.executable, "-c", "import sys; from site_builder.cli import main; sys.exit(main())"]
+SCRIPT = '<script src="/__belief_site__/reload.js"'
+
+
+class Serve:
+    """`belief-site serve ARGS --port 0` in `cwd`, its temporary files under `cwd/tmp`."""
+
+    def __init__(self, cwd: Path, *args: str) -> None:
+        self.temp = cwd / "tmp"
+        self.temp.mkdir()
+        self.lines: list[str] = []
+        self.process = subprocess.Popen(
+            [*COMMAND, "serve", *args, "--port", "0"], cwd=cwd, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8",
+            env={**os.environ, "TMPDIR": str(self.temp), "PYTHONUNBUFFERED": "1"})
+        threading.Thread(target=self._read, daemon=True).start()
+        line = self.wait_output("Serving http://", timeout=30)
+        self.url = line.split()[1]
+        assert self.url.startswith("http://127.0.0.1:") and self.url.endswith("/"), line
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def wait_output(self, text: str, timeout: float = 5) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in list(self.lines):
+                if text in line:
+                    return line
+            assert self.process.poll() is None, f"serve exited:\n{self.output()}"
+            time.sleep(0.05)
+        raise AssertionError(f"no {text!r} in the output of serve:\n{self.output()}")
+
+    def get(self, path: str, **headers: str) -> tuple[int, bytes]:
+        request = urllib.request.Request(self.url + path, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=5) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def version(self) -> dict:
+        return json.loads(self.get("__belief_site__/version")[1])
+
+    def wait_version(self, after: int, timeout: float = 5) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = self.version()
+            if state["version"] > after:
+                return state
+            time.sleep(0.05)
+        raise AssertionError(f"no rebuild after version {after}:\n{self.output()}")
+
+    def builds(self) -> list[Path]:
+        return sorted(self.temp.glob("belief-site-serve-*/site-*"), key=lambda p: int(p.name[5:]))
+
+    def stop(self) -> int:
+        """Ctrl+C; the exit code (the temporary folder must be gone afterwards)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+        try:
+            return self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+
+
+@pytest.fixture
+def serve(tmp_path):
+    started: list[Serve] = []
+
+    def start(*args: str) -> Serve:
+        started.append(Serve(tmp_path, *args))
+        return started[-1]
+    yield start
+    for one in started:
+        if one.process.poll() is None:
+            one.process.kill()
+            one.process.wait()
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (old, path)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _stopped_cleanly(served: Serve) -> None:
+    assert served.stop() == 0, served.output()
+    assert "stopped" in served.output()
+    assert list(served.temp.iterdir()) == []  # the private build folders are removed
+
+
+def test_serves_the_build_output_with_a_reload_script_added_on_the_way_out(tmp_path, serve):
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    served = serve(str(source))
+    assert served.version() == {"version": 1, "ok": True, "problems": ""}
+
+    # the folder served is byte for byte what `belief-site build` writes
+    built = tmp_path / "built"
+    subprocess.run([*COMMAND, "build", str(source), "-o", str(built), "-q"], cwd=tmp_path, check=True)
+    [site] = served.builds()
+    compared = filecmp.dircmp(site, built)
+    assert (compared.left_only, compared.right_only, compared.diff_files) == ([], [], [])
+    disk = (site / "belief" / BELIEF / "index.html").read_bytes()
+    assert b"__belief_site__" not in disk
+
+    status, page = served.get(f"belief/{BELIEF}/")
+    assert status == 200
+    assert page.replace(b'<script src="/__belief_site__/reload.js" data-version="1"></script>', b"") == disk
+    status, script = served.get("__belief_site__/reload.js")
+    assert status == 200 and b"location.reload()" in script
+    assert served.get("assets/style.css")[1] == (site / "assets" / "style.css").read_bytes()
+    status, missing = served.get("no/such/page/")
+    assert status == 404 and b"Not found" in missing and SCRIPT.encode() in missing
+    assert served.get("", Host="attacker.example")[0] == 403  # DNS rebinding
+
+    _edit(source / f"{BELIEF}.md", CLAIM, "A claim edited while serving.")
+    assert served.wait_version(1)["ok"]
+    assert b"A claim edited while serving." in served.get(f"belief/{BELIEF}/")[1]
+    assert all(b"__belief_site__" not in p.read_bytes() for p in served.builds()[-1].rglob("*.html"))
+    _stopped_cleanly(served)
+
+
+def test_a_network_json_source_the_config_and_the_templates_are_watched(tmp_path, serve):
+    assert main(["export", str(EXAMPLE), "-o", str(tmp_path / "net.json")]) == 0
+    (tmp_path / "theme").mkdir()
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: First Name\nplugins:\n  - beliefs:\n      source: net.json\n"
+                      "      templates: theme\n", encoding="utf-8")
+    served = serve()  # ./mkdocs.yml names the source
+    assert b"First Name" in served.get("")[1]
+
+    _edit(tmp_path / "net.json", CLAIM, "Edited in network.json.")
+    version = served.wait_version(1)["version"]
+    assert b"Edited in network.json." in served.get(f"belief/{BELIEF}/")[1]
+
+    _edit(config, "First Name", "Second Name")
+    version = served.wait_version(version)["version"]
+    assert b"Second Name" in served.get("")[1]
+
+    default = Path(__file__).resolve().parent.parent / "templates" / "404.html"
+    (tmp_path / "theme" / "404.html").write_text(
+        default.read_text(encoding="utf-8").replace("Not found", "Lost in the network"), encoding="utf-8")
+    version = served.wait_version(version)["version"]
+    assert b"Lost in the network" in served.get("nowhere/")[1]
+
+    good = (tmp_path / "theme" / "404.html").read_text(encoding="utf-8")
+    (tmp_path / "theme" / "404.html").write_text("{% extends 'base.html' %}\n{% if %}\n", encoding="utf-8")
+    state = served.wait_version(version)
+    assert not state["ok"] and "theme/404.html:2: template error" in state["problems"]
+    (tmp_path / "theme" / "404.html").write_text(good, encoding="utf-8")
+    version = served.wait_version(state["version"])["version"]
+
+    _edit(tmp_path / "net.json", '"nodes"', '"nodes" oops')
+    state = served.wait_version(version)
+    assert not state["ok"] and "net.json" in state["problems"] and "E601" in state["problems"]
+    served.wait_output("E601")
+    page = served.get(f"belief/{BELIEF}/")[1]  # the last good site, with the problems on top
+    assert b"Edited in network.json." in page and b"E601" in page
+    _stopped_cleanly(served)
+
+
+def test_a_first_build_that_fails_shows_its_problems_until_fixed(tmp_path, serve):
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    _edit(source / f"{BELIEF}.md", "**IN** · premise", "**IN** · premize <b>")
+    served = serve(str(source))
+    status, page = served.get(f"belief/{BELIEF}/")
+    assert status == 503 and b":3: E205 malformed status line &#x27;**IN** \xc2\xb7 premize &lt;b&gt;&#x27;" in page
+    assert SCRIPT.encode() in page and b"premize <b>" not in page  # escaped
+    _edit(source / f"{BELIEF}.md", "**IN** · premize <b>", "**IN** · premise")
+    assert served.wait_version(1)["ok"]
+    assert served.get(f"belief/{BELIEF}/")[0] == 200
+    _stopped_cleanly(served)
+
+
+def test_an_open_page_follows_edits_and_shows_a_broken_file(tmp_path, serve):
+    sync_api = _require_browser()
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    document = source / f"{BELIEF}.md"
+    served = serve(str(source))
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page()
+        page.goto(served.url + f"belief/{BELIEF}/")
+        assert CLAIM in page.inner_text("main")
+        page.evaluate("window.notReloaded = true")
+
+        started = time.monotonic()
+        _edit(document, CLAIM, "A claim edited in the editor.")
+        page.get_by_text("A claim edited in the editor.").first.wait_for(timeout=5000)
+        print(f"\nedit -> page updated in {time.monotonic() - started:.2f} s")
+        assert page.evaluate("window.notReloaded") is None  # the page reloaded by itself
+
+        _edit(document, "**IN** · premise", "**INN** · premise")
+        banner = page.locator("#belief-site-problems")
+        banner.wait_for(timeout=5000)
+        expected = f"{document}:3: E205 malformed status line"
+        assert expected in banner.inner_text()
+        assert "A claim edited in the editor." in page.inner_text("main")  # the last good site
+        served.wait_output(expected)
+        assert served.process.poll() is None
+
+        _edit(document, "**INN** · premise", "**IN** · premise")
+        banner.wait_for(state="detached", timeout=5000)
+        assert "A claim edited in the editor." in page.inner_text("main")
+        browser.close()
+    _stopped_cleanly(served)
