@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json", "github"), default="text",
                    help="text (default), json, or github workflow annotations")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the diagnostics")
+    p.add_argument("--base", metavar="REV", help="also fail (E410) when a belief id of REV (a git "
+                   "revision, git:REV[:PATH], a folder or a network.json) is gone and no belief "
+                   "lists it in `aliases`: published links must not break")
 
     p = command("fmt", "refresh derived content in belief documents",
                 "Rewrite the derived content each document already has (status line, item tags\n"
@@ -89,8 +92,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--base-url", metavar="URL", help="absolute URL the site is published at (overrides site_url)")
     p.add_argument("--visible-to", metavar="TAGS", help="comma-separated tags: publish only beliefs whose "
                    "access_tags (over their antecedents) are all among them")
+    p.add_argument("--no-search", dest="search", action="store_false", default=None,
+                   help="build without the search index (very large networks, offline CI)")
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
     p.add_argument("--keep-going", action="store_true", help="leave out files with errors and build the rest")
+    p.add_argument("--diff-base", metavar="REV", help="add changes/ (what changed since REV: a git "
+                   "revision, git:REV[:PATH], a folder or a network.json) and mark changed beliefs")
     p.add_argument("--quiet", "-q", action="store_true", help="print only problems")
 
     p = command("serve", "build, serve on localhost and rebuild on every change",
@@ -146,6 +153,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         return USAGE
     checked = check(source, limit)
     found = [*problems, *checked.diagnostics]
+    if args.base:
+        from .diff import read_side, side_of, vanished
+        base = read_side(args.base, source, limit=limit)
+        unreadable = [d for d in base.diagnostics if d.code == "E802"]
+        if unreadable:
+            _report(unreadable)
+            return USAGE
+        found += vanished(base, side_of(str(source), checked.evaluation))
     _report(found, args.format)
     if args.format == "text" and not args.quiet:
         print(_summary(found, len(checked.parsed.network.beliefs)), file=sys.stderr)
@@ -214,7 +229,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     config, problems = load_config(args.config)
     visible = tuple(t for t in args.visible_to.split(",") if t) if args.visible_to is not None else None
-    config = with_overrides(config, site_url=args.base_url, visible_to=visible)
+    config = with_overrides(config, site_url=args.base_url, visible_to=visible, search=args.search)
     source = Path(args.source) if args.source else config.source_path()
     if _missing(source):
         return USAGE
@@ -222,7 +237,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         config = with_overrides(config, source=str(source.resolve()))
     out = Path(args.output) if args.output else Path("site")
     started = time.perf_counter()
-    built = build(config, out, keep_going=args.keep_going, strict=args.strict)
+    built = build(config, out, keep_going=args.keep_going, strict=args.strict,
+                  diff_base=args.diff_base)
     found = [*problems, *built.diagnostics]
     _report(found)
     if not built.written:

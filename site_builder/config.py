@@ -58,6 +58,8 @@ class SiteConfig:
 _OPTION_TYPES = {f.name: f.type for f in fields(SiteConfig)}
 PLUGIN_OPTIONS = ("source", "prefix", "diagram_engine", "diagram_depth", "diagram_max_nodes",
                   "panel_max_items", "search", "visible_to", "templates", "edit_links")
+HOST_OPTIONS = ("nav",)
+"""Options read by the MkDocs plugin only."""
 SITE_KEYS = ("site_name", "site_url", "repo_url", "edit_uri", "use_directory_urls")
 
 
@@ -125,6 +127,8 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
         found.append(Diagnostic(str(candidate), 0, "E802", "plugins: - beliefs: must be a map"))
         options = {}
     for key, value in options.items():
+        if key in HOST_OPTIONS:
+            continue
         if key not in PLUGIN_OPTIONS:
             found.append(Diagnostic(str(candidate), 0, "E802", f"unknown beliefs option {key!r}",
                                     "options: " + ", ".join(PLUGIN_OPTIONS)))

@@ -46,6 +46,8 @@ CODES = {
     "E404": "belief in its own outlist (never valid)",
     "W405": "positive cycle (least fixpoint)",
     "W406": "cycle through an outlist (declared values kept)",
+    "E410": "a belief id of the base revision is gone and no belief lists it in `aliases`",
+    "E411": "alias is not a valid id, is a live belief's id, or is listed by two beliefs",
     "W501": "declared status differs from computed",
     "W502": "OUT with a valid justification and no retraction marker (pinned)",
     "W503": "stale derived content",
@@ -62,6 +64,7 @@ CODES = {
     "E702": "beliefs.md line not understood",
     "E801": "output file exists (use --force)",
     "E802": "configuration problem",
+    "E803": "search index could not be built (use --no-search)",
     "W901": "diagram engine failed for one diagram (built-in layout used)",
 }
 

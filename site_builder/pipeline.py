@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .checks import check_documents
+from .diff import alias_problems, compare, read_side, side_of
 from .diagnostics import Diagnostic
 from .evaluate import DEFAULT_LIMIT, Evaluation, evaluate
 from .fmt import encode, format_document
@@ -17,6 +18,7 @@ from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
 from .evaluate.visibility import visible_ids
 from .render import RenderContext, render
+from .render.search import SearchError
 from .write import write_site
 
 __all__ = ["Checked", "Built", "check", "build", "formatted", "imported", "exported"]
@@ -37,7 +39,7 @@ def check(source: str | Path, limit: int = DEFAULT_LIMIT) -> Checked:
     parsed = parse(sources)
     evaluation = evaluate(parsed.network, limit)
     found = (*parsed.diagnostics, *evaluation.diagnostics,
-             *check_documents(parsed.documents, evaluation))
+             *check_documents(parsed.documents, evaluation), *alias_problems(parsed.network))
     return Checked(parsed, evaluation, tuple(sorted(set(found), key=Diagnostic.sort_key)))
 
 
@@ -92,8 +94,11 @@ def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Che
     return Checked(parsed, evaluation, checked.diagnostics)
 
 
-def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool = False) -> Built:
-    """Check the configured source and write the site into `out` (atomically)."""
+def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool = False,
+          diff_base: str | None = None) -> Built:
+    """Check the configured source and write the site into `out` (atomically); with
+    `diff_base` (a git revision, git:REV[:PATH], a folder or a network.json) add the
+    changes page and mark changed beliefs."""
     source = config.source_path()
     checked = check(source, config.panel_max_items)
     kept = _kept(checked, source, keep_going, strict)
@@ -105,7 +110,18 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     from .render.panels import compute_panels
     panels = compute_panels(ctx.evaluation, ctx.visible, config.panel_max_items, ctx.is_visible)
     ctx = replace(ctx, diagrams=diagrams.svg, panels=panels)
-    count, problems = write_site(render(ctx), out)
+    if diff_base:
+        base = read_side(diff_base, source, limit=config.panel_max_items)
+        unreadable = [d for d in base.diagnostics if d.code == "E802"]
+        if unreadable:
+            return Built(kept, (*checked.diagnostics, *unreadable), 0, False)
+        diff = compare(base, side_of(config.source, kept.evaluation), config.panel_max_items)
+        ctx = replace(ctx, diff=diff, marks=diff.marks())
+    try:
+        count, problems = write_site(render(ctx), out)
+    except SearchError as exc:  # e.g. no Pagefind binary: a diagnostic, never a traceback
+        problem = Diagnostic(str(source), 0, "E803", str(exc), exc.hint)
+        return Built(kept, (*checked.diagnostics, *diagrams.diagnostics, problem), 0, False)
     found = (*checked.diagnostics, *diagrams.diagnostics, *problems)
     return Built(kept, tuple(found), count, not problems)
 

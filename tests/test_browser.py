@@ -141,3 +141,269 @@ def test_screenshots_for_review(browser, served, tmp_path):
         context.close()
         assert (out / f"belief-{name}.png").stat().st_size > 10_000
     shutil.rmtree(out) if out == tmp_path else None
+
+
+# --- Search, hover previews and the graph explorer (issue #4) -------------------------------------
+
+SHARED_NETWORK = "system-design-eem.json"
+
+
+def _serve(folder: Path):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def _watched(context, base: str):
+    """A tab that records console errors, failed requests and any request outside `base`'s host."""
+    tab = context.new_page()
+    tab.problems = []
+    host = base.split("/", 3)[2]
+    tab.on("console", lambda m: m.type == "error" and tab.problems.append(f"console: {m.text}"))
+    tab.on("pageerror", lambda e: tab.problems.append(f"page error: {e}"))
+    tab.on("requestfailed", lambda r: tab.problems.append(f"failed: {r.url}"))
+    tab.on("request", lambda r: None if r.url.split("/", 3)[2] == host else tab.problems.append(f"left: {r.url}"))
+    return tab
+
+
+@pytest.fixture(scope="module")
+def served_shared(tmp_path_factory):
+    """A real network (1,296 beliefs) built and served on 127.0.0.1."""
+    from site_builder.cli import main
+    from .conftest import require_shared
+    network = require_shared() / "networks" / SHARED_NETWORK
+    site = tmp_path_factory.mktemp("shared-site") / "site"
+    assert main(["build", str(network), "-o", str(site), "-q"]) == 0
+    server, url = _serve(site)
+    yield url
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def served_under_a_sub_path(tmp_path_factory):
+    """The example served at /preview/pr-4/, as a pull-request preview would be."""
+    from site_builder.cli import main
+    root = tmp_path_factory.mktemp("subpath")
+    assert main(["build", str(EXAMPLE), "-o", str(root / "preview" / "pr-4"), "-q"]) == 0
+    server, url = _serve(root)
+    yield url + "preview/pr-4/"
+    server.shutdown()
+
+
+@pytest.fixture
+def shared_page(browser, served_shared):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield _watched(context, served_shared)
+    context.close()
+
+
+def _screenshots(tmp_path: Path) -> Path:
+    out = Path(os.environ.get("BELIEF_SCREENSHOTS", tmp_path))
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _search(tab, words: str) -> list[str]:
+    """Type into the header search (focused with "/") and return the ids listed."""
+    tab.keyboard.press("/")
+    assert tab.evaluate("document.activeElement.id") == "site-search-input"
+    tab.keyboard.type(words)
+    tab.wait_for_function("document.querySelector('[data-search-count]').textContent.length > 0")
+    return _result_ids(tab)
+
+
+def _result_ids(tab) -> list[str]:
+    return tab.locator(".search-result code").all_inner_texts()
+
+
+def _count(tab) -> int:
+    text = tab.locator("[data-search-count]").inner_text()
+    return 0 if text.startswith("No belief") else int(text.split()[0])
+
+
+def _refilter(tab, selector: str, value: str) -> None:
+    """Choose a filter value and wait for the new answer."""
+    tab.evaluate("document.querySelector('[data-search-count]').textContent = ''")
+    tab.select_option(selector, value)
+    tab.wait_for_function("document.querySelector('[data-search-count]').textContent.length > 0")
+
+
+def _explorer_ready(tab) -> None:
+    tab.wait_for_selector("[data-graph][data-ready]", timeout=30_000)
+
+
+def _click_node(tab, node: str) -> None:
+    """Fly to a node (as Find does), then click it where the renderer draws it."""
+    tab.evaluate("id => window.beliefGraph.select(id, true)", node)
+    tab.wait_for_timeout(700)  # the camera animation
+    x, y = tab.evaluate("""id => { const r = window.beliefGraph.renderer;
+        const at = r.framedGraphToViewport(r.getNodeDisplayData(id)); return [at.x, at.y]; }""", node)
+    box = tab.locator("[data-graph-canvas]").bounding_box()
+    tab.mouse.click(box["x"] + x, box["y"] + y)
+
+
+def test_every_page_type_loads_cleanly_with_search_and_explorer(page, served):
+    for path in ("", f"belief/{SEED}/", "premises/", "out/", "nogoods/", "graph/", "404.html"):
+        page.goto(served + path)
+        if path == "graph/":
+            _explorer_ready(page)
+        _search(page, "attention")  # loads the Pagefind bundle on every page type
+        page.wait_for_load_state("networkidle")
+    assert page.problems == []
+
+
+def test_typing_a_word_of_a_claim_lists_that_belief(page, served):
+    page.goto(served + "premises/")
+    assert _search(page, "matrices") == ["attention-is-non-symmetric"]
+    result = page.locator(".search-result").first
+    assert result.locator(".status").inner_text() == "IN"
+    assert result.locator("mark").first.inner_text().lower() == "matrices"
+    assert "weight matrices are different" in result.inner_text()
+    page.keyboard.press("ArrowDown")  # into the results, then open
+    assert page.evaluate("document.activeElement.className") == "search-result"
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/belief/attention-is-non-symmetric/")
+    assert page.problems == []
+
+
+def test_slash_does_not_steal_typing(page, served):
+    page.goto(served)
+    page.click("[data-filter-text]")
+    page.keyboard.type("a/b")
+    assert page.input_value("[data-filter-text]") == "a/b"
+    assert page.evaluate("document.activeElement.id") != "site-search-input"
+
+
+def test_the_status_filter_narrows_the_results(shared_page, served_shared):
+    tab = shared_page
+    tab.goto(served_shared)
+    _search(tab, "consistency")
+    everything = _count(tab)
+    _refilter(tab, "[data-search-status]", "OUT")
+    out = _count(tab)
+    assert 0 < out < everything
+    assert set(tab.locator(".search-result .status").all_inner_texts()) == {"OUT"}
+    _refilter(tab, "[data-search-status]", "IN")
+    assert _count(tab) + out == everything
+    assert set(tab.locator(".search-result .status").all_inner_texts()) == {"IN"}
+    _refilter(tab, "[data-search-kind]", "derived")
+    assert set(tab.locator(".search-result .kind").all_inner_texts()) == {"derived"}
+    assert tab.problems == []
+
+
+def test_search_and_explorer_work_under_a_sub_path(browser, served_under_a_sub_path):
+    context = browser.new_context()
+    tab = _watched(context, served_under_a_sub_path)
+    tab.goto(served_under_a_sub_path + "out/")
+    assert _search(tab, "softmax") == ["attention-scaled-by-sqrt-dk"]
+    assert tab.get_attribute(".search-result", "href") == "/preview/pr-4/belief/attention-scaled-by-sqrt-dk/"
+    tab.goto(served_under_a_sub_path + "graph/")
+    _explorer_ready(tab)
+    _click_node(tab, SEED)
+    tab.wait_for_url(f"**/preview/pr-4/belief/{SEED}/")
+    assert tab.problems == []
+    context.close()
+
+
+def test_hovering_or_focusing_a_belief_link_previews_it(page, served):
+    page.goto(served + f"belief/{SEED}/")
+    link = page.locator("#justifications a[data-claim]").first
+    claim, status = link.get_attribute("data-claim"), link.get_attribute("data-status")
+    tip = page.locator(".hover-preview")
+    link.hover()
+    tip.wait_for(state="visible")
+    assert claim in tip.inner_text() and status in tip.inner_text()
+    assert tip.get_attribute("role") == "tooltip"
+    assert link.get_attribute("aria-describedby") == tip.get_attribute("id")
+    page.keyboard.press("Escape")
+    tip.wait_for(state="hidden")
+    page.mouse.move(0, 0)
+    link.focus()
+    tip.wait_for(state="visible")
+    page.evaluate("document.activeElement.blur()")
+    tip.wait_for(state="hidden")
+    assert link.get_attribute("aria-describedby") is None
+    assert page.problems == []
+
+
+def test_the_explorer_renders_the_example_and_a_click_opens_the_belief(page, served, tmp_path):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(served + "graph/")
+    _explorer_ready(page)
+    assert page.evaluate("window.beliefGraph.graph.order") == 5
+    page.screenshot(path=str(_screenshots(tmp_path) / "explorer-example.png"))
+    _click_node(page, "attention-is-non-symmetric")
+    page.wait_for_url("**/belief/attention-is-non-symmetric/")
+    assert page.problems == []
+
+
+def test_the_explorer_renders_the_whole_shared_network(shared_page, served_shared, tmp_path):
+    tab = shared_page
+    tab.goto(served_shared + "graph/")
+    _explorer_ready(tab)
+    data = tab.evaluate("fetch('graph.json').then(r => r.json())")
+    assert tab.evaluate("window.beliefGraph.graph.order") == len(data["nodes"]) == 1296
+    # Every belief is drawn inside the canvas at the first view.
+    outside = tab.evaluate("""() => { const r = window.beliefGraph.renderer, box = r.getDimensions();
+        return window.beliefGraph.graph.filterNodes(n => { const d = r.getNodeDisplayData(n);
+          const at = r.framedGraphToViewport(d); return d.hidden || at.x < 0 || at.y < 0 || at.x > box.width || at.y > box.height; }).length; }""")
+    assert outside == 0
+    shots = _screenshots(tmp_path)
+    tab.screenshot(path=str(shots / "explorer-shared.png"))
+    # Filters hide what does not match; highlighting keeps what the selected belief rests on.
+    tab.select_option("[data-graph-status]", "OUT")
+    out = sum(1 for n in data["nodes"] if n["status"] == "OUT")
+    assert tab.locator("[data-graph-message]").inner_text() == f"Showing {out} of 1296 beliefs."
+    hidden = tab.evaluate("window.beliefGraph.graph.filterNodes(n => window.beliefGraph.renderer.getNodeDisplayData(n).hidden).length")
+    assert hidden == 1296 - out
+    tab.select_option("[data-graph-status]", "")
+    deepest = max(data["nodes"], key=lambda n: (n["depth"], n["id"]))["id"]
+    tab.fill("[data-graph-find]", deepest)
+    tab.keyboard.press("Enter")
+    tab.check("input[name=graph-highlight][value=ancestors]")
+    info = tab.locator("[data-graph-info]")
+    assert deepest in info.inner_text() and "highlighted beliefs it rests on" in info.inner_text()
+    tab.wait_for_timeout(500)
+    tab.screenshot(path=str(shots / "explorer-shared-ancestors.png"))
+    _click_node(tab, deepest)
+    tab.wait_for_url(f"**/belief/{deepest}/")
+    assert tab.locator("h1").inner_text() == deepest
+    assert tab.problems == []
+    for name in ("explorer-shared.png", "explorer-shared-ancestors.png"):
+        assert (shots / name).stat().st_size > 20_000
+
+
+def test_the_explorer_find_box_selects_and_links_by_keyboard(page, served):
+    page.goto(served + "graph/")
+    _explorer_ready(page)
+    page.click("[data-graph-find]")
+    page.keyboard.type("universality")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.dataset.node") == "attention-universality-grounded-in-structural-richness"
+    page.keyboard.press("Enter")
+    open_link = page.locator("[data-graph-info] a")
+    assert open_link.get_attribute("href") == "../belief/attention-universality-grounded-in-structural-richness/"
+    assert page.url.endswith("#attention-universality-grounded-in-structural-richness")
+    assert page.problems == []
+
+
+def test_keyboard_reaches_search_table_and_diagram_links_with_a_visible_focus(page, served):
+    def tab_until(check: str, limit: int = 60) -> None:
+        for _ in range(limit):
+            page.keyboard.press("Tab")
+            if page.evaluate(check):
+                return
+        raise AssertionError(f"Tab never reached: {check}")
+
+    page.goto(served)
+    tab_until("document.activeElement.id === 'site-search-input'")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
+    tab_until("document.activeElement.tagName === 'TH'")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
+    tab_until("document.activeElement.closest('table.beliefs tbody') !== null")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "solid"
+    page.goto(served + f"belief/{SEED}/")
+    tab_until("document.activeElement.closest('#diagram svg') !== null", limit=120)
+    stroke = page.evaluate("getComputedStyle(document.activeElement.querySelector('rect')).strokeWidth")
+    assert stroke == "3px"
+    assert page.problems == []

@@ -123,6 +123,7 @@ def test_wheel_ships_theme_schema_and_script(wheel, snapshot):
     for name in THEME_FILES:
         assert f"site_builder/templates/{name}" in names, f"theme file {name} missing from the wheel"
     assert SCHEMA in names
+    assert "site_builder/hosts/fragments.css" in names  # the MkDocs plugin's stylesheet
 
     # Nothing but the package and its metadata at the top (no stray `templates`/`tests`).
     top = {n.split("/")[0] for n in names}

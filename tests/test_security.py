@@ -210,7 +210,7 @@ FORBIDDEN = {"iframe", "frame", "frameset", "object", "embed", "applet", "base",
              "listener", "image", "use", "audio", "video", "source", "track", "portal", "template",
              "noscript", "xmp", "plaintext", "textarea", "math", "mglyph", "malignmark", "mtext",
              "isindex", "keygen", "param"}
-ASSET_SCRIPT = re.compile(r"(?:\./|(?:\.\./)*|/kb/)assets/[A-Za-z0-9_.-]+\.js")
+ASSET_SCRIPT = re.compile(r"(?:\./|(?:\.\./)*|/kb/)assets/(?:vendor/[a-z0-9_.-]+/)?[A-Za-z0-9_.-]+\.js")
 ASSET_LINK = re.compile(r"(?:\./|(?:\.\./)*|/kb/)assets/[A-Za-z0-9_.-]+\.(?:css|svg|png|ico)")
 SCHEME = re.compile(r"([a-z][a-z0-9+.-]*):")
 
@@ -337,10 +337,10 @@ def active_content(page: Page) -> list[str]:
                 found.append(f"<img src={attrs.get('src')!r}> loads from another host")
         elif tag == "title" and not in_head and "svg" not in where:
             found.append("<title> outside <head> and SVG")
-        elif tag == "button" and "data-theme-toggle" not in attrs:
+        elif tag == "button" and not {"data-theme-toggle", "data-graph-zoom"} & set(attrs):
             found.append(f"<button {attrs}> is not the theme toggle")
         elif tag in ("input", "select", "option") and not (
-                any(a.startswith("data-filter") for a in attrs) or "select" in where):
+                any(a.startswith(("data-filter", "data-search", "data-graph")) for a in attrs) or "select" in where):
             found.append(f"<{tag} {attrs}> is not one of the index filters")
     for attrs, data in page.script_data:  # JSON data blocks must not be able to end early
         if attrs.get("type") not in ("application/json", "application/ld+json"):

@@ -40,6 +40,10 @@ class RenderContext:
     """id -> inline SVG of its dependency diagram (links relative from its page)."""
     panels: Mapping[str, Any] = field(default_factory=dict)
     """id -> its explain, trace and impact panels (render.panels.Panels), computed once."""
+    diff: Any = None
+    """The diff.NetworkDiff of `build --diff-base` (the changes page), or None."""
+    marks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """id -> change labels (`edited`, `IN→OUT`...) from the diff, computed once per build."""
 
     @property
     def beliefs(self) -> Mapping[str, Belief]:
@@ -76,9 +80,10 @@ Emitter = Callable[[RenderContext], Iterable[OutputFile]]
 
 def emitters() -> tuple[Emitter, ...]:
     """The outputs of a site, in order."""
-    from . import assets, badges, exports, pages
+    from . import assets, badges, changes, exports, graph, pages, search
 
-    return (pages.emit, badges.emit, exports.emit, assets.emit)
+    return (pages.emit, badges.emit, exports.emit, assets.emit, graph.emit, search.emit,
+            changes.emit, changes.emit_redirects)
 
 
 def render(ctx: RenderContext) -> Iterator[OutputFile]:

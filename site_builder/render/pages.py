@@ -14,6 +14,8 @@ from ..checks import echo_of, kind_of
 from ..evaluate.queries import explain_step
 from ..model import IN, OUT
 from . import OutputFile, RenderContext
+from .graph import GRAPH_PAGE, page_values as graph_page_values
+from .search import enabled as search_enabled
 from .views import belief_page, ref, refs
 
 
@@ -44,7 +46,10 @@ def _common(ctx: RenderContext, path: str, title: str, counts: Counter) -> dict[
     href = lambda target: ctx.href(path, target)  # noqa: E731
     return {"title": title, "site_name": ctx.config.site_name, "root": _root(path),
             "nav": {"index": href("index.html"), "premises": href("premises/index.html"),
-                    "out": href("out/index.html"), "nogoods": href("nogoods/index.html")},
+                    "out": href("out/index.html"), "nogoods": href("nogoods/index.html"),
+                    "graph": href("graph/index.html"),
+                    "changes": href("changes/index.html") if ctx.diff is not None else None,
+                    "search": href("pagefind/pagefind.js") if search_enabled(ctx) else None},
             "assets": posixpath.join(_root(path), "assets"), "counts": counts,
             "home": href("index.html"), "site_badge": href("badge.svg")}
 
@@ -70,6 +75,7 @@ def page_specs(ctx: RenderContext) -> Iterator[PageSpec]:
     yield PageSpec("out/index.html", "OUT beliefs", "out.html", {"rows": _out_rows(ctx, "out/index.html")})
     yield PageSpec("nogoods/index.html", "Nogoods", "nogoods.html",
                    {"rows": _nogood_rows(ctx, "nogoods/index.html")})
+    yield PageSpec(GRAPH_PAGE, "Graph explorer", "graph.html", graph_page_values(ctx))
 
 
 def render_page(env: jinja2.Environment, ctx: RenderContext, spec: PageSpec, counts: Counter,
@@ -98,7 +104,7 @@ def _index_rows(ctx: RenderContext, here: str) -> list[dict]:
     return [{"id": b.id, "href": ctx.href(here, ctx.page(b.id)), "status": ev.value(b.id),
              "kind": kind_of(b), "depth": ev.depth[b.id],
              "dependents": sum(1 for d in ev.dependents[b.id] if ctx.is_visible(d.id)),
-             "claim": _short(echo_of(b))} for b in ctx.shown()]
+             "claim": _short(echo_of(b)), "changes": ctx.marks.get(b.id, ())} for b in ctx.shown()]
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -146,8 +152,11 @@ def _not_found(env, ctx: RenderContext, counts: Counter) -> OutputFile:
         base = urlsplit(ctx.config.site_url).path.rstrip("/") + "/"
     values = _common(ctx, "404.html", "Not found", counts)
     values.update(root=base, assets=base + "assets", home=base,
-                  nav={k: base + v for k, v in (("index", ""), ("premises", "premises/"),
-                                                ("out", "out/"), ("nogoods", "nogoods/"))},
+                  nav={**{k: base + v for k, v in (("index", ""), ("premises", "premises/"),
+                                                   ("out", "out/"), ("nogoods", "nogoods/"),
+                                                   ("graph", "graph/"))},
+                       "changes": base + "changes/" if ctx.diff is not None else None,
+                       "search": base + "pagefind/pagefind.js" if search_enabled(ctx) else None},
                   site_badge=base + "badge.svg")
     html = env.get_template("404.html").render(**values, fragment=False)
     return OutputFile("404.html", html.encode("utf-8"))

@@ -161,6 +161,8 @@ def belief_page(ctx: RenderContext, belief: Belief, here: str) -> dict[str, Any]
         "challenges": challenges(ctx, belief, here), "embeds": embeds(ctx, belief.id, here),
         "edit": edit_link(ctx, belief.id), "embed_absolute": bool(ctx.config.site_url), "diagram": Markup(ctx.diagrams.get(belief.id, "")),
         "json": "index.json", "badge": "badge.svg",
+        "changes": ctx.marks.get(belief.id, ()),
+        "changes_href": ctx.href(here, "changes/index.html") if ctx.diff is not None else None,
     }
 
 

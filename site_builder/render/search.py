@@ -1,0 +1,346 @@
+"""Search: a Pagefind index of the published beliefs, as files under `pagefind/` (DESIGN "search").
+
+Records, not pages: each visible belief gives one record holding its id, claim and summary
+(plain text), with `status` and `kind` as filters and id, status, kind and claim as metadata
+for the result list. Indexing whole pages costs 1.0 GB and 8.9 s at 10k beliefs; records
+keep the index small and the matches meaningful.
+
+Pagefind's own Python wrapper polls its service once per 0.1 s for each message, so it needs
+130 s for 1,296 records. This module speaks the same service protocol (base64 JSON messages,
+each followed by a comma) to the binary that `pagefind[bin]` ships, with the records written
+from one thread while responses are read in another, and collects the bundle in memory:
+render stays pure and only `write` touches the disk.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import struct
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Iterable, Iterator, Mapping
+
+from ..checks import kind_of
+from . import OutputFile, RenderContext
+
+__all__ = ["SearchError", "SearchRecord", "enabled", "records", "index_files", "emit", "BUNDLE"]
+
+BUNDLE = "pagefind"
+"""Folder of the search bundle, relative to the site root."""
+
+CLAIM_META_LIMIT = 300
+"""Longest claim kept in a result's metadata (the full text stays searchable)."""
+
+# The browser bundle needs these; Pagefind's three ready-made UIs and its highlight script
+# (~400 KB) are left out: the theme has its own small result list (site.js).
+_UNUSED = ("pagefind-ui.", "pagefind-modular-ui.", "pagefind-component-ui.", "pagefind-highlight.",
+           "playground/")
+
+
+class SearchError(RuntimeError):
+    """The indexer is missing or failed; `hint` says what to do."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRecord:
+    """One belief as Pagefind indexes it."""
+
+    url: str
+    """Relative to the site root (the browser bundle prefixes the site's base path)."""
+    content: str
+    """What is searched: id, claim and summary, as plain text."""
+    meta: Mapping[str, str] = field(default_factory=dict)
+    filters: Mapping[str, list[str]] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    from .markup import _md
+    return _md()
+
+
+def plain_text(markdown: str) -> str:
+    """The words of a claim or summary, without Markdown syntax or link targets."""
+    if not any(c in markdown for c in "*_`[]<>#|~\\!&"):
+        return " ".join(markdown.split())  # most claims: no syntax at all, skip the parser
+    words: list[str] = []
+    for token in _parser().parse(markdown):
+        for child in token.children or ():
+            if child.type in ("text", "code_inline"):
+                words.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                words.append(" ")
+        if token.type in ("code_block", "fence"):
+            words.append(token.content)
+        words.append(" ")
+    return " ".join("".join(words).split())
+
+
+def _short(text: str, limit: int = CLAIM_META_LIMIT) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def records(ctx: RenderContext) -> list[SearchRecord]:
+    """One record per visible belief, sorted by id (only id, claim and summary are searched)."""
+    out = []
+    for belief in ctx.shown():
+        claim, summary = plain_text(belief.text), plain_text(belief.summary)
+        status, kind = ctx.evaluation.value(belief.id), kind_of(belief)
+        out.append(SearchRecord(
+            url=ctx.href("index.html", ctx.page(belief.id)),
+            content="\n".join(part for part in (belief.id, claim, summary) if part),
+            meta={"title": belief.id, "status": status, "kind": kind, "claim": _short(claim)},
+            filters={"status": [status], "kind": [kind]}))
+    return out
+
+
+def enabled(ctx: RenderContext) -> bool:
+    """Search is built (and offered on the pages) unless switched off or nothing is published."""
+    return ctx.config.search and bool(ctx.visible)
+
+
+def _executable() -> str:
+    try:
+        from pagefind.service import get_executable
+    except ImportError as exc:
+        raise SearchError("the search indexer is not installed",
+                          "pip install 'pagefind[bin]', or build with --no-search") from exc
+    found = get_executable()
+    if found is None:
+        raise SearchError("the Pagefind binary was not found",
+                          "pip install 'pagefind[bin]' (or set PAGEFIND_BINARY_PATH), or build with --no-search")
+    return str(found)
+
+
+def _encode(message_id: int, payload: Mapping[str, Any]) -> bytes:
+    body = json.dumps({"message_id": message_id, "payload": payload}, ensure_ascii=False)
+    return base64.b64encode(body.encode("utf-8")) + b","
+
+
+class _Service:
+    """One `pagefind --service` process; messages are answered by id, in any order."""
+
+    def __init__(self, executable: str) -> None:
+        self._log = tempfile.TemporaryFile()
+        try:
+            self._process = subprocess.Popen([executable, "--service"], stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, stderr=self._log)
+        except OSError as exc:
+            self._log.close()
+            raise SearchError(f"cannot start the search indexer: {exc}",
+                              "reinstall 'pagefind[bin]', or build with --no-search") from exc
+        self._pending = bytearray()
+        self._next_id = 0
+
+    def exchange(self, payloads: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Send every payload (from a writer thread) and return the responses in sending order."""
+        messages = []
+        for payload in payloads:
+            self._next_id += 1
+            messages.append(_encode(self._next_id, payload))
+        first = self._next_id - len(messages) + 1
+        failure: list[BaseException] = []
+
+        def write() -> None:
+            try:
+                for message in messages:
+                    self._process.stdin.write(message)
+                self._process.stdin.flush()
+            except (BrokenPipeError, OSError) as exc:  # the reader reports the end of output
+                failure.append(exc)
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        answers: dict[int, dict[str, Any]] = {}
+        while len(answers) < len(messages):
+            response = self._read()
+            message_id = response.get("message_id")
+            payload = response.get("payload") or {}
+            if payload.get("type") == "Error" or message_id is None:
+                raise SearchError(f"the search indexer failed: {payload.get('message', payload)}")
+            answers[message_id] = payload
+        writer.join()
+        return [answers[first + i] for i in range(len(messages))]
+
+    def _read(self) -> dict[str, Any]:
+        scanned = 0  # the bundle comes as one message of megabytes: never rescan or copy it whole
+        while (end := self._pending.find(b",", scanned)) < 0:
+            scanned = len(self._pending)
+            chunk = self._process.stdout.read1(1 << 20)
+            if not chunk:
+                self._log.seek(0)
+                detail = self._log.read().decode("utf-8", "replace").strip()[-500:]
+                raise SearchError("the search indexer stopped unexpectedly" + (f": {detail}" if detail else ""))
+            self._pending += chunk
+        message = bytes(self._pending[:end])
+        del self._pending[:end + 1]
+        return json.loads(base64.b64decode(message))
+
+    def close(self) -> None:
+        try:
+            self._process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        self._process.stdout.close()
+        self._log.close()
+
+
+def index_files(found: list[SearchRecord]) -> dict[str, bytes]:
+    """The Pagefind bundle for these records: path inside `pagefind/` -> bytes."""
+    service = _Service(_executable())
+    try:
+        (created,) = service.exchange([{"type": "NewIndex", "config": {"force_language": "en"}}])
+        index_id = created["index_id"]
+        service.exchange({"type": "AddRecord", "index_id": index_id, "url": r.url, "content": r.content,
+                          "language": "en", "meta": dict(r.meta), "filters": dict(r.filters), "sort": None}
+                         for r in found)
+        (files,) = service.exchange([{"type": "GetFiles", "index_id": index_id}])
+    finally:
+        service.close()
+    return {f["path"]: base64.b64decode(f["content"]) for f in files["files"]}
+
+
+# Determinism (DESIGN "output"): Pagefind 1.5 keeps filters in hash maps, so the order of the
+# filters in `pagefind.<hash>.pf_meta` and of the values inside each `filter/<hash>.pf_filter`
+# changes from run to run, and with it the file names that carry content hashes. The files
+# are gzip(b"pagefind_dcd" + CBOR); we sort those lists, re-encode, and rename by our own
+# content hash (the browser bundle finds every file through the names listed in the files
+# above it, entry -> meta -> filter, and checks no hash).
+
+_SIGNATURE = b"pagefind_dcd"
+
+
+class _Unexpected(ValueError):
+    """The bundle is not in the shape this module knows (another Pagefind version)."""
+
+
+def _cbor_decode(data: bytes, at: int = 0) -> tuple[Any, int]:
+    head = data[at]
+    major, info = head >> 5, head & 31
+    at += 1
+    if info < 24:
+        value = info
+    elif info in (24, 25, 26, 27):
+        size = 1 << (info - 24)
+        value = int.from_bytes(data[at:at + size], "big")
+        at += size
+    else:
+        raise _Unexpected(f"CBOR item {head:#x}")
+    if major == 0:
+        return value, at
+    if major == 1:
+        return -1 - value, at
+    if major in (2, 3):
+        raw = data[at:at + value]
+        return (bytes(raw) if major == 2 else raw.decode("utf-8")), at + value
+    if major == 4:
+        items = []
+        for _ in range(value):
+            item, at = _cbor_decode(data, at)
+            items.append(item)
+        return items, at
+    if major == 7 and info in (20, 21, 22):
+        return {20: False, 21: True, 22: None}[info], at
+    raise _Unexpected(f"CBOR item {head:#x}")
+
+
+def _cbor_head(major: int, value: int) -> bytes:
+    if value < 24:
+        return bytes([major << 5 | value])
+    for info, size, fmt in ((24, 1, ">B"), (25, 2, ">H"), (26, 4, ">I"), (27, 8, ">Q")):
+        if value < 1 << (8 * size):
+            return bytes([major << 5 | info]) + struct.pack(fmt, value)
+    raise _Unexpected("integer too large")
+
+
+def _cbor_encode(value: Any) -> bytes:
+    if isinstance(value, bool) or value is None:
+        return bytes([0xF4 if value is False else 0xF5 if value is True else 0xF6])
+    if isinstance(value, int):
+        return _cbor_head(0, value) if value >= 0 else _cbor_head(1, -1 - value)
+    if isinstance(value, bytes):
+        return _cbor_head(2, len(value)) + value
+    if isinstance(value, str):
+        raw = value.encode("utf-8")
+        return _cbor_head(3, len(raw)) + raw
+    if isinstance(value, list):
+        return _cbor_head(4, len(value)) + b"".join(_cbor_encode(v) for v in value)
+    raise _Unexpected(f"cannot encode {type(value).__name__}")
+
+
+def _unpack(data: bytes) -> Any:
+    raw = gzip.decompress(data)
+    if not raw.startswith(_SIGNATURE):
+        raise _Unexpected("no pagefind signature")
+    value, end = _cbor_decode(raw, len(_SIGNATURE))
+    if end != len(raw):
+        raise _Unexpected("trailing bytes")
+    return value
+
+
+def _pack(value: Any) -> tuple[bytes, str]:
+    """gzip bytes (no timestamp) and the hex digest of the uncompressed content."""
+    raw = _SIGNATURE + _cbor_encode(value)
+    return gzip.compress(raw, compresslevel=9, mtime=0), hashlib.sha256(raw).hexdigest()
+
+
+def canonical(bundle: dict[str, bytes]) -> dict[str, bytes]:
+    """The same bundle with its filter lists sorted and renamed by content (see above)."""
+    out = dict(bundle)
+    entry = json.loads(bundle["pagefind-entry.json"])
+    renamed: dict[str, str] = {}
+    for path in sorted(p for p in bundle if p.startswith("filter/") and p.endswith(".pf_filter")):
+        name, values = _unpack(bundle[path])
+        data, digest = _pack([name, sorted(values, key=lambda v: v[0])])
+        language = path[len("filter/"):].split("_", 1)[0]
+        new = f"{language}_{digest[:7]}"
+        renamed[path[len("filter/"):-len(".pf_filter")]] = new
+        del out[path]
+        out[f"filter/{new}.pf_filter"] = data
+    text = bundle["pagefind-entry.json"].decode("utf-8")
+    for language, info in sorted(entry["languages"].items()):
+        old = info["hash"]
+        meta = _unpack(bundle[f"pagefind.{old}.pf_meta"])
+        if len(meta) < 4 or not isinstance(meta[3], list):
+            raise _Unexpected("meta without a filter list")
+        meta[3] = sorted(([f[0], renamed.get(f[1], f[1]), *f[2:]] for f in meta[3]), key=lambda f: f[0])
+        data, digest = _pack(meta)
+        new = f"{language}_{digest[:10]}"
+        del out[f"pagefind.{old}.pf_meta"]
+        out[f"pagefind.{new}.pf_meta"] = data
+        text = text.replace(f'"{old}"', f'"{new}"')
+    out["pagefind-entry.json"] = text.encode("utf-8")
+    return out
+
+
+def _kept(path: str) -> bool:
+    return not any(path.startswith(prefix) for prefix in _UNUSED)
+
+
+def emit(ctx: RenderContext) -> Iterator[OutputFile]:
+    """`pagefind/…`: the search bundle (nothing when the site is built without search)."""
+    if not enabled(ctx):
+        return  # `--no-search` (SiteConfig.search=False), or an empty site (Pagefind refuses no records)
+    bundle = index_files(records(ctx))
+    try:
+        bundle = canonical(bundle)
+    except (_Unexpected, KeyError, ValueError, IndexError, OSError):
+        pass  # an unknown bundle layout still searches; only byte-identical rebuilds are lost
+    for path in sorted(bundle):
+        if _kept(path):
+            yield OutputFile(f"{BUNDLE}/{path}", bundle[path])

@@ -1,0 +1,185 @@
+"""Search: a Pagefind index of records (id, claim, summary) with status and kind filters."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from site_builder.config import SiteConfig
+from site_builder.pipeline import _context, check
+from site_builder.render import search
+
+from .conftest import EXAMPLE
+
+pytest.importorskip("pagefind.service")
+
+RECORD_KEYS = {"title", "status", "kind", "claim"}
+
+
+def context(source: Path, **options):
+    checked = check(source)
+    return _context(checked, SiteConfig(source=str(source), **options), source)
+
+
+def fragments(files) -> list[dict]:
+    """The records stored in the bundle, as the browser reads them."""
+    found = []
+    for f in files:
+        if f.path.startswith("pagefind/fragment/"):
+            raw = gzip.decompress(f.data)
+            assert raw.startswith(b"pagefind_dcd")
+            found.append(json.loads(raw[len(b"pagefind_dcd"):]))
+    return sorted(found, key=lambda r: r["url"])
+
+
+def write_documents(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "public.md").write_text(
+        "# public\n\n**IN** · premise\n\nA **public** claim with [a link](https://example.org/hidden-target).\n\n"
+        "## Summary\n\nThe summary mentions `zebra` stripes.\n", encoding="utf-8")
+    (folder / "secret.md").write_text("---\nmetadata:\n  access_tags: [internal]\n---\n# secret\n\n"
+                                      "**IN** · premise\n\nSecret claim.\n", encoding="utf-8")
+    (folder / "from-secret.md").write_text(
+        "# from-secret\n\n**IN** · derived (depth 1)\n\nLeaks?\n\n## Justifications\n\n### SL\n\n"
+        "Antecedents:\n\n- public\n- secret\n", encoding="utf-8")
+    (folder / "blocked.md").write_text(
+        "# blocked\n\n**OUT** · derived (depth 1)\n\nBlocked claim.\n\n## Justifications\n\n### SL — labelled justification\n\n"
+        "Antecedents:\n\n- public\n\nUnless:\n\n- secret\n", encoding="utf-8")
+    return folder
+
+
+def test_each_visible_belief_is_one_record_of_its_id_claim_and_summary():
+    ctx = context(EXAMPLE)
+    found = search.records(ctx)
+    assert [r.meta["title"] for r in found] == sorted(ctx.visible)
+    for record in found:
+        belief = ctx.beliefs[record.meta["title"]]
+        parts = [belief.id, search.plain_text(belief.text)] + ([search.plain_text(belief.summary)] if belief.summary else [])
+        assert record.content == "\n".join(parts)
+        assert set(record.meta) == RECORD_KEYS
+        assert record.filters == {"status": [ctx.evaluation.value(belief.id)],
+                                  "kind": ["premise" if belief.is_premise else "derived"]}
+        assert record.url == f"belief/{belief.id}/"
+
+
+def test_records_hold_plain_text_and_nothing_else_of_the_page(tmp_path):
+    ctx = context(write_documents(tmp_path / "b"))
+    public = next(r for r in search.records(ctx) if r.meta["title"] == "public")
+    assert public.content == "public\nA public claim with a link.\nThe summary mentions zebra stripes."
+    assert "example.org" not in public.content  # link targets are not words of the claim
+    blocked = next(r for r in search.records(ctx) if r.meta["title"] == "blocked")
+    assert "labelled" not in blocked.content  # justification labels are on the page, not in the index
+    assert blocked.filters == {"status": ["OUT"], "kind": ["derived"]}
+
+
+def test_hidden_beliefs_are_not_indexed(tmp_path):
+    ctx = context(write_documents(tmp_path / "b"), visible_to=("public",))
+    files = list(search.emit(ctx))
+    stored = fragments(files)
+    assert [r["meta"]["title"] for r in stored] == ["blocked", "public"]
+    everything = b"".join(gzip.decompress(f.data) if f.path.endswith(("pf_fragment", "pf_index", "pf_filter", "pf_meta"))
+                          else f.data for f in files)
+    assert b"secret" not in everything.lower() and b"leaks" not in everything.lower()
+
+
+def test_the_bundle_holds_exactly_the_records_with_their_filters():
+    ctx = context(EXAMPLE)
+    files = list(search.emit(ctx))
+    names = {f.path for f in files}
+    assert {"pagefind/pagefind.js", "pagefind/pagefind-worker.js", "pagefind/pagefind-entry.json",
+            "pagefind/wasm.en.pagefind"} <= names
+    assert not [n for n in names if "-ui." in n or "highlight" in n]  # the theme has its own result list
+    stored = fragments(files)
+    expected = sorted(search.records(ctx), key=lambda r: r.url)
+    assert [set(s) for s in stored] == [{"url", "content", "word_count", "filters", "meta", "anchors"}] * len(expected)
+    assert [(s["url"], s["content"], s["filters"], s["meta"]) for s in stored] == [
+        (r.url, " ".join(r.content.split()), dict(r.filters), dict(r.meta)) for r in expected]
+    entry = json.loads(next(f.data for f in files if f.path == "pagefind/pagefind-entry.json"))
+    assert entry["languages"]["en"]["page_count"] == len(ctx.visible)
+    assert f"pagefind/pagefind.{entry['languages']['en']['hash']}.pf_meta" in names
+
+
+def test_result_urls_follow_use_directory_urls():
+    ctx = context(EXAMPLE, use_directory_urls=False)
+    assert all(r.url.endswith("/index.html") and r.url.startswith("belief/") for r in search.records(ctx))
+
+
+def test_without_search_nothing_is_indexed(tmp_path, cli):
+    assert list(search.emit(context(EXAMPLE, search=False))) == []
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: s\nplugins:\n  - beliefs:\n      source: {EXAMPLE}\n      search: false\n",
+                      encoding="utf-8")
+    out = tmp_path / "site"
+    assert cli("build", "--config", config, "-o", out)[0] == 0
+    assert not (out / "pagefind").exists()
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "data-search" not in index  # no search box that could never answer
+
+
+def test_the_search_box_is_on_every_page_and_hidden_until_scripts_run(tmp_path, cli):
+    out = tmp_path / "site"
+    assert cli("build", EXAMPLE, "-o", out)[0] == 0
+    for page in [out / "index.html", *(out / "belief").rglob("index.html"), out / "graph" / "index.html"]:
+        html = page.read_text(encoding="utf-8")
+        depth = len(page.relative_to(out).parts) - 1
+        assert f'data-search="{"../" * depth}pagefind/pagefind.js" hidden' in html, page
+        assert 'aria-keyshortcuts="/"' in html
+    assert 'data-search="/pagefind/pagefind.js"' in (out / "404.html").read_text(encoding="utf-8")
+    assert (out / "pagefind" / "pagefind.js").is_file()
+
+
+def test_two_indexings_are_byte_identical():
+    """Pagefind orders filters by hash map; `canonical` sorts them (DESIGN "output": deterministic)."""
+    ctx = context(EXAMPLE)
+    first = {f.path: f.data for f in search.emit(ctx)}
+    for _ in range(3):
+        assert {f.path: f.data for f in search.emit(ctx)} == first
+
+
+def test_shared_networks_index_deterministically(shared):
+    ctx = context(shared / "networks" / "system-design-eem.json")
+    first = {f.path: f.data for f in search.emit(ctx)}
+    assert len([p for p in first if p.startswith("pagefind/fragment/")]) == len(ctx.visible)
+    assert {f.path: f.data for f in search.emit(ctx)} == first
+
+
+def test_canonical_sorts_filter_values_and_renames_by_content():
+    values_a = ["kind", [["premise", [0, 2]], ["derived", [1]]]]
+    values_b = ["kind", [["derived", [1]], ["premise", [0, 2]]]]
+
+    def bundle(values, meta_filters):
+        data, _ = search._pack(values)
+        meta, _ = search._pack(["1.5.2", [["p1", 3]], [["a", "z", "en_idx"]], meta_filters, []])
+        return {"filter/en_aaaaaaa.pf_filter": data, "pagefind.en_0000000000.pf_meta": meta,
+                "pagefind-entry.json": b'{"version":"1.5.2","languages":{"en":{"hash":"en_0000000000","wasm":"en","page_count":3}}}'}
+
+    one = search.canonical(bundle(values_a, [["kind", "en_aaaaaaa"], ["status", "en_bbbbbbb"]]))
+    two = search.canonical(bundle(values_b, [["status", "en_bbbbbbb"], ["kind", "en_aaaaaaa"]]))
+    assert one == two
+    (name,) = [n for n in one if n.startswith("filter/")]
+    assert search._unpack(one[name]) == ["kind", [["derived", [1]], ["premise", [0, 2]]]]
+    entry = json.loads(one["pagefind-entry.json"])
+    meta = search._unpack(one[f"pagefind.{entry['languages']['en']['hash']}.pf_meta"])
+    assert meta[3] == [["kind", name[len("filter/"):-len(".pf_filter")]], ["status", "en_bbbbbbb"]]
+
+
+def test_a_missing_indexer_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(tmp_path / "no-such-pagefind"))
+    with pytest.raises(search.SearchError) as caught:
+        list(search.emit(context(EXAMPLE)))
+    assert "--no-search" in caught.value.hint
+
+
+def test_a_site_with_nothing_published_offers_no_search(tmp_path, cli):
+    """Pagefind's browser side fails on an index without records: build none, show no box."""
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "secret.md").write_text("---\nmetadata:\n  access_tags: [internal]\n---\n# secret\n\n"
+                                      "**IN** · premise\n\nSecret claim.\n", encoding="utf-8")
+    out = tmp_path / "site"
+    assert cli("build", folder, "-o", out, "--visible-to", "public")[0] == 0
+    assert not (out / "pagefind").exists()
+    assert "data-search" not in (out / "index.html").read_text(encoding="utf-8")
