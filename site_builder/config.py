@@ -45,6 +45,9 @@ class SiteConfig:
     site_url: str | None = None
     repo_url: str | None = None
     edit_uri: str | None = None
+    """As in MkDocs: relative to repo_url, usually pointing at docs_dir (`edit/main/docs/`)."""
+    docs_dir: str = "docs"
+    """MkDocs' docs_dir, relative to the config file (to read edit_uri the MkDocs way)."""
     use_directory_urls: bool = True
     config_path: str | None = field(default=None, compare=False)
     """The mkdocs.yml these settings came from, if any."""
@@ -60,7 +63,7 @@ PLUGIN_OPTIONS = ("source", "prefix", "diagram_engine", "diagram_depth", "diagra
                   "panel_max_items", "search", "visible_to", "templates", "edit_links")
 HOST_OPTIONS = ("nav",)
 """Options read by the MkDocs plugin only."""
-SITE_KEYS = ("site_name", "site_url", "repo_url", "edit_uri", "use_directory_urls")
+SITE_KEYS = ("site_name", "site_url", "repo_url", "edit_uri", "use_directory_urls", "docs_dir")
 
 
 class _TolerantLoader(yaml.SafeLoader):
@@ -98,7 +101,7 @@ def _check_type(key: str, value: Any) -> str | None:
             return f"must be {'an integer' if kind is int else 'true or false' if kind is bool else 'a string'}"
     if key == "visible_to" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
         return "must be a list of tags"
-    if key in ("templates", "site_url", "repo_url", "edit_uri") and not isinstance(value, str):
+    if key in ("templates", "site_url", "repo_url", "edit_uri", "docs_dir") and not isinstance(value, str):
         return "must be a string"
     return None
 

@@ -95,3 +95,9 @@ def test_edit_links_follow_repo_url_and_edit_uri(cli, tmp_path):
     assert cli("build", "--config", local / "mkdocs.yml", "-o", out)[0] == 0
     page = (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")
     assert f'href="https://github.com/team/kb/edit/trunk/beliefs/{SEED}.md"' in page
+    # MkDocs' convention: edit_uri names docs_dir; beliefs sit beside it.
+    (local / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/team/kb\n"
+                                      "edit_uri: edit/trunk/docs/\n")
+    assert cli("build", "--config", local / "mkdocs.yml", "-o", out)[0] == 0
+    page = (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")
+    assert f'href="https://github.com/team/kb/edit/trunk/beliefs/{SEED}.md"' in page

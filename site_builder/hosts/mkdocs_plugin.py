@@ -109,6 +109,13 @@ LISTINGS = (
 )
 
 
+def _docs_dir(config: Any) -> str:
+    """docs_dir relative to the config file's folder (MkDocs stores it absolute)."""
+    if not config.config_file_path:
+        return "docs"
+    return os.path.relpath(config.docs_dir, os.path.dirname(os.path.abspath(config.config_file_path)))
+
+
 def site_config(options: BeliefsConfig, config: Any) -> SiteConfig:
     """The core's settings from the plugin options and the MkDocs configuration."""
     prefix = options.prefix.strip("/")
@@ -129,6 +136,7 @@ def site_config(options: BeliefsConfig, config: Any) -> SiteConfig:
         templates=options.templates, edit_links=options.edit_links,
         site_name=config.site_name, site_url=config.site_url or None, repo_url=config.repo_url or None,
         edit_uri=edit_uri, use_directory_urls=config.use_directory_urls,
+        docs_dir=_docs_dir(config),
         config_path=os.path.abspath(config.config_file_path) if config.config_file_path else None)
 
 

@@ -138,7 +138,13 @@ def edit_link(ctx: RenderContext, belief_id: str) -> str | None:
         edit_uri = "edit/main/"
     if not edit_uri:
         return None
-    url = config.repo_url.rstrip("/") + "/" + edit_uri.strip("/") + "/" + path
+    # MkDocs' edit_uri points at docs_dir (`edit/main/docs/`); belief documents live beside
+    # it, so the part naming docs_dir is dropped and the path from mkdocs.yml's folder used.
+    edit_uri = edit_uri.strip("/")
+    docs = config.docs_dir.strip("/")
+    if docs and docs != "." and (edit_uri == docs or edit_uri.endswith("/" + docs)):
+        edit_uri = edit_uri[: -len(docs)].rstrip("/")
+    url = "/".join(part for part in (config.repo_url.rstrip("/"), edit_uri, path) if part)
     return url if safe_url(url) else None
 
 
