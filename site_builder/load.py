@@ -10,6 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Callable, Iterable
 
 from .diagnostics import Diagnostic
 
@@ -88,9 +89,11 @@ def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic], bool, 
     return text, found, bom, crlf
 
 
-def _read(path: Path, shown: str, relative: PurePosixPath, found: list[Diagnostic]):
+def read_source(read: Callable[[], bytes], shown: str, relative: PurePosixPath,
+                found: list[Diagnostic]) -> SourceFile | None:
+    """Read and decode one file; problems go to `found` and give None."""
     try:
-        data = path.read_bytes()
+        data = read()
     except OSError as exc:
         found.append(Diagnostic(shown, 0, "E101", f"cannot read file: {exc.strerror}"))
         return None
@@ -120,15 +123,24 @@ def load(source: str | Path) -> Sources:
         return Sources(shown_root, DOCUMENTS, (), None, tuple(found))
     kind = source_kind(root)
     if kind != DOCUMENTS:
-        one = _read(root, shown_root, PurePosixPath(root.name), found)
+        one = read_source(root.read_bytes, shown_root, PurePosixPath(root.name), found)
         return Sources(shown_root, kind, (one,) if one else (), None, tuple(found))
+    return documents_folder(shown_root, ((rel, full.read_bytes) for full, rel in _walk(root)), found)
+
+
+def documents_folder(shown_root: str, entries: Iterable[tuple[PurePosixPath, Callable[[], bytes]]],
+                     found: list[Diagnostic]) -> Sources:
+    """A folder's files, as (relative path, bytes reader) in sorted order -> Sources.
+
+    Shared by the disk walk and the git reader (diff), so both say exactly the same things.
+    """
     files, project = [], None
-    for full, relative in _walk(root):
+    for relative, read in entries:
         shown = f"{shown_root}/{relative}"
         if str(relative) == PROJECT_FILE:
-            project = _read(full, shown, relative, found)
+            project = read_source(read, shown, relative, found)
         elif relative.suffix == ".md":
-            one = _read(full, shown, relative, found)
+            one = read_source(read, shown, relative, found)
             if one:
                 files.append(one)
         else:

@@ -8,11 +8,13 @@ whatever the number of files: `ls-tree` lists the tree, one `cat-file --batch` r
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from pathlib import Path, PurePosixPath
 
 from ..diagnostics import Diagnostic
-from ..load import BELIEFS_MD, DOCUMENTS, NETWORK_JSON, PROJECT_FILE, SourceFile, Sources, decode
+from ..load import (BELIEFS_MD, NETWORK_JSON, PROJECT_FILE, Sources, documents_folder,
+                    read_source)
 
 __all__ = ["GitProblem", "git_sources", "is_revision", "repository_path"]
 
@@ -108,34 +110,21 @@ def _hidden(relative: str) -> bool:
     return any(part.startswith(".") for part in relative.split("/"))
 
 
-def _file(data: bytes, shown: str, relative: PurePosixPath, found: list) -> SourceFile | None:
-    text, problems, bom, crlf = decode(data, shown)
-    found.extend(problems)
-    return None if text is None else SourceFile(shown, relative, text, bom, crlf)
-
-
 def _folder(commit: str, path: str, shown_root: str, cwd: Path | None) -> Sources:
     entries = [e for e in _entries(commit, path, cwd) if not _hidden(e[3])]
     wanted = [e for e in entries if e[0] not in (_SYMLINK, _SUBMODULE)
               and (e[3].endswith(".md") or e[3] == PROJECT_FILE)]
     blobs = _blobs([e[2] for e in wanted], cwd)
     found: list[Diagnostic] = []
-    files, project = [], None
+    readable = []
     for mode, _, obj, name in entries:
-        shown, relative = f"{shown_root}/{name}", PurePosixPath(name)
         if mode in (_SYMLINK, _SUBMODULE):
-            found.append(Diagnostic(shown, 0, "W606", "symbolic link or submodule in a git "
-                                    "revision (not followed)"))
-        elif name == PROJECT_FILE:
-            project = _file(blobs[obj], shown, relative, found)
-        elif name.endswith(".md"):
-            one = _file(blobs[obj], shown, relative, found)
-            if one:
-                files.append(one)
+            found.append(Diagnostic(f"{shown_root}/{name}", 0, "W606", "symbolic link or submodule "
+                                    "in a git revision (not followed)"))
         else:
-            found.append(Diagnostic(shown, 0, "W606", "stray file in the beliefs folder (ignored)",
-                                    "belief documents end in .md; move other files elsewhere"))
-    return Sources(shown_root, DOCUMENTS, tuple(files), project, tuple(found))
+            # Strays are listed but never read: their blob was not fetched.
+            readable.append((PurePosixPath(name), functools.partial(blobs.get, obj, b"")))
+    return documents_folder(shown_root, readable, found)
 
 
 def git_sources(rev: str, path: str, cwd: Path | None = None) -> Sources:
@@ -155,6 +144,7 @@ def git_sources(rev: str, path: str, cwd: Path | None = None) -> Sources:
     obj = _git(cwd, "rev-parse", f"{commit}:{path}").decode().strip()
     name = PurePosixPath(path).name
     found: list[Diagnostic] = []
-    one = _file(_blobs([obj], cwd)[obj], shown_root, PurePosixPath(name), found)
+    data = _blobs([obj], cwd)[obj]
+    one = read_source(lambda: data, shown_root, PurePosixPath(name), found)
     source_kind = BELIEFS_MD if name.lower().endswith(".md") else NETWORK_JSON
     return Sources(shown_root, source_kind, (one,) if one else (), None, tuple(found))

@@ -6,6 +6,8 @@
 
   var root = document.querySelector("[data-graph]");
   if (!root) return;
+  // DOM helpers shared with site.js, which every page loads first.
+  var element = window.beliefSite.element, statusBadge = window.beliefSite.statusBadge;
   var message = root.querySelector("[data-graph-message]");
   var container = root.querySelector("[data-graph-canvas]");
   var info = root.querySelector("[data-graph-info]");
@@ -39,16 +41,6 @@
     return Math.min(base + 10, base + 1.6 * Math.log2(1 + dependents));
   }
 
-  function element(tag, className, text) {
-    var el = document.createElement(tag);
-    if (className) el.className = className;
-    if (text !== undefined) el.textContent = text;
-    return el;
-  }
-
-  function statusBadge(status) {
-    return element("span", "status status-" + String(status).toLowerCase(), status);
-  }
 
   function start(data) {
     var GraphClass = window.graphology && (window.graphology.Graph || window.graphology);

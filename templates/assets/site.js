@@ -73,6 +73,9 @@
     return element("span", "status status-" + String(status).toLowerCase(), status);
   }
 
+  // Shared with graph.js (loaded after this file on the explorer page).
+  window.beliefSite = { element: element, statusBadge: statusBadge };
+
   // Text with the query's words marked, built as DOM nodes (claims are untrusted text).
   function marked(text, term) {
     var out = document.createDocumentFragment();
