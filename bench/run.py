@@ -1,0 +1,497 @@
+"""Build benchmark (issue 7): belief-site against `mkdocs build` on the same beliefs, in one run.
+
+    python bench/run.py [--sizes 1000,5000,10000,50000] [--quick] [--out DIR] [--skip-mkdocs]
+                        [--chain N] [--fan N] [--rebuild-size N] [--shared NAMES] [--seed S] [--keep]
+
+Inputs: seeded generated networks of each size (bench/generate.py), the shared real networks
+($BELIEF_SHARED/networks or ../shared/networks), a chain and a fan. For each input:
+
+- full:    `belief-site build NETWORK -o DIR -q` (diagrams, search, exports: the whole site),
+           cold, into a fresh folder, in its own process.
+- floor:   the same process doing the least a site needs: check -> context -> panels -> the
+           belief pages only (pages.page_specs/render_page, no diagrams) -> write_site; no search,
+           no listings, badges, exports or assets.
+- mkdocs:  `mkdocs build` on a temporary MkDocs project holding the same beliefs as one Markdown
+           page each (title = id, status, claim, antecedent links), theme `mkdocs`, default search
+           plugin, `nav: [index.md]` (belief pages not in the nav), no diagrams. Writing the
+           Markdown files is not timed.
+- rebuilds (one size): edit one belief's claim, then retract the premise with the most
+           dependents (truth_value OUT); each is a full rebuild (no cache yet) into the existing site.
+
+How it measures: every measured run is a separate process started from here; wall time is
+taken around it (interpreter start and imports included, as for mkdocs). Peak memory is each
+process's own VmHWM (/proc/self/status), read by a small wrapper that runs the CLI (or mkdocs)
+in-process. Not ru_maxrss: Linux carries the parent's high-water mark into a child across exec,
+so wait4/getrusage figures of a process spawned from a big parent are at least that parent's
+peak (the first version of this script reported the build's own RSS for Pagefind that way).
+The search indexer (Pagefind, a child of the build) is started through a proxy, a fresh small
+Python process that os.wait4s it: its ru_maxrss is Pagefind's own peak (floor ~10 MB, the
+proxy) and its utime+stime Pagefind's CPU. The build and Pagefind overlap in time, so the peak
+of the whole tree is at most their sum.
+
+`--quick` runs the first size only (1k unless --sizes says otherwise) and the real networks,
+without chain and fan: the smoke test and CI use it. The table is printed and written, with the
+raw figures, to OUT/bench.txt and OUT/bench.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import generate as gen  # noqa: E402
+
+TIMEOUT = 3600
+"""Seconds one measured process may take before it is killed (and reported as such)."""
+
+# Peak RSS of the current process: VmHWM of its own address space. Not getrusage(RUSAGE_SELF):
+# on Linux exec keeps the parent's high-water mark in ru_maxrss (the signal struct's maxrss is
+# raised to the old mm's hiwater at exec), so a process spawned from a big parent reports at
+# least the parent's peak. VmHWM belongs to the new mm and starts at zero.
+_HWM = """\
+def _hwm_kb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+"""
+
+# Pagefind runs through this proxy (a small fresh Python process), which waits for it with
+# os.wait4: ru_maxrss of that child is Pagefind's own peak (at least the proxy's ~10 MB).
+_PROXY = """\
+import json, os, subprocess, sys
+proc = subprocess.Popen([{real!r}, *sys.argv[1:]])
+_, status, usage = os.wait4(proc.pid, 0)
+with open({stats!r}, "a") as out:
+    out.write(json.dumps({{"rss_kb": usage.ru_maxrss, "cpu_s": usage.ru_utime + usage.ru_stime}}) + "\\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+# Runs the CLI in this process, with Pagefind behind the proxy, then records both peaks.
+_BUILD = _HWM + """\
+import json, os, sys
+stats = sys.argv[1]
+sys.argv = ["belief-site", *sys.argv[2:]]
+indexer = stats + ".indexer"
+if os.path.exists(indexer):
+    os.remove(indexer)
+try:
+    import pagefind.service as service
+    real = service.get_executable()
+    if real is not None:
+        proxy = stats + ".proxy.py"
+        with open(proxy, "w") as f:
+            f.write("#!" + sys.executable + "\\n" + PROXY.format(real=str(real), stats=indexer))
+        os.chmod(proxy, 0o755)
+        service.get_executable = lambda *a, **k: proxy
+except ImportError:
+    pass
+from site_builder.cli import main
+code = main()
+runs = [json.loads(l) for l in open(indexer)] if os.path.exists(indexer) else []
+with open(stats, "w") as out:
+    json.dump({"self_rss_kb": _hwm_kb(), "child_rss_kb": max([r["rss_kb"] for r in runs] or [0]),
+               "child_cpu_s": sum(r["cpu_s"] for r in runs), "indexer_runs": len(runs)}, out)
+sys.exit(code)
+""".replace("PROXY", repr(_PROXY))
+
+# mkdocs build in this process (as its console script does), then its own peak.
+_MKDOCS = _HWM + """\
+import atexit, json, runpy, sys
+stats = sys.argv[1]
+sys.argv = ["mkdocs", *sys.argv[2:]]
+def record():
+    with open(stats, "w") as out:
+        json.dump({"self_rss_kb": _hwm_kb()}, out)
+atexit.register(record)
+runpy.run_module("mkdocs", run_name="__main__", alter_sys=True)
+"""
+
+# The floor: the same core, only the belief pages, no diagrams and no search.
+_FLOOR = _HWM + """\
+import json, sys
+from dataclasses import replace
+from pathlib import Path
+stats, source, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+from site_builder.config import SiteConfig
+from site_builder.pipeline import check, _context
+from site_builder.render import OutputFile
+from site_builder.render import pages
+from site_builder.render.panels import compute_panels
+from site_builder.write import write_site
+config = SiteConfig(source=str(source), search=False)
+checked = check(source, config.panel_max_items)
+ctx = _context(checked, config, source)
+ctx = replace(ctx, panels=compute_panels(ctx.evaluation, ctx.visible, config.panel_max_items,
+                                         ctx.is_visible))
+env, counts = pages.environment(ctx), pages.site_counts(ctx)
+def belief_pages():
+    for spec in pages.page_specs(ctx):
+        if spec.template != "belief.html":
+            return  # belief pages come first; the listings are not part of the floor
+        yield OutputFile(spec.path, pages.render_page(env, ctx, spec, counts).encode("utf-8"))
+count, problems = write_site(belief_pages(), out)
+with open(stats, "w") as f:
+    json.dump({"self_rss_kb": _hwm_kb(), "child_rss_kb": 0, "child_cpu_s": 0.0, "files": count}, f)
+sys.exit(1 if problems else 0)
+"""
+
+
+@dataclass
+class Row:
+    input: str
+    run: str
+    beliefs: int
+    wall_s: float | None = None
+    rss_mb: float | None = None
+    """Peak RSS of the measured process itself (the Python build, or mkdocs)."""
+    indexer_rss_mb: float | None = None
+    """Peak RSS of the search indexer (Pagefind, a child of the build), when there is one."""
+    indexer_cpu_s: float | None = None
+    exit_code: int | None = None
+    note: str = ""
+    vs_mkdocs: float | None = None
+    """mkdocs wall / this wall (above 1: faster than mkdocs)."""
+    vs_floor: float | None = None
+    """this wall / floor wall."""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ms_per_belief(self) -> float | None:
+        return None if self.wall_s is None or not self.beliefs else self.wall_s * 1000 / self.beliefs
+
+
+def _measure(cmd: list[str], cwd: Path, log: Path, stats: Path | None = None) -> dict:
+    """Run cmd; wall seconds, exit code and wait4 rusage, plus the wrapper's stats when given."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    if stats is not None:
+        stats.unlink(missing_ok=True)
+    with open(log, "wb") as out:
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
+        killed = threading.Event()
+
+        def kill() -> None:
+            killed.set()
+            proc.kill()
+
+        timer = threading.Timer(TIMEOUT, kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    # wait4's ru_maxrss is kept only as raw data: it includes this process's high-water mark
+    # (inherited through exec), so the wrappers' VmHWM figures are the ones reported.
+    found = {"wall_s": wall, "exit_code": proc.returncode, "wait4_rss_kb": usage.ru_maxrss,
+             "killed": killed.is_set()}
+    if stats is not None and stats.is_file():
+        found.update(json.loads(stats.read_text()))
+    return found
+
+
+def _row(name: str, run: str, n: int, m: dict, indexer: bool = False) -> Row:
+    row = Row(name, run, n, wall_s=m["wall_s"], exit_code=m["exit_code"], extra=m)
+    self_kb = m.get("self_rss_kb", m["wait4_rss_kb"])
+    row.rss_mb = self_kb / 1024
+    if indexer and m.get("child_rss_kb"):
+        row.indexer_rss_mb = m["child_rss_kb"] / 1024
+        row.indexer_cpu_s = m["child_cpu_s"]
+    notes = []
+    if m["killed"]:
+        notes.append(f"killed after {TIMEOUT} s")
+    elif m["exit_code"] != 0:
+        notes.append(f"FAILED (exit {m['exit_code']}, see log)")
+    if "self_rss_kb" not in m:
+        notes.append("RSS from wait4 (no VmHWM)")
+    row.note = "; ".join(notes)
+    return row
+
+
+def build(network: Path, out: Path, work: Path, tag: str) -> dict:
+    stats = work / f"{tag}.stats.json"
+    cmd = [sys.executable, "-c", _BUILD, str(stats), "build", str(network), "-o", str(out), "-q"]
+    return _measure(cmd, work, work / f"{tag}.log", stats)
+
+
+def floor(network: Path, out: Path, work: Path, tag: str) -> dict:
+    stats = work / f"{tag}.stats.json"
+    cmd = [sys.executable, "-c", _FLOOR, str(stats), str(network), str(out)]
+    return _measure(cmd, work, work / f"{tag}.log", stats)
+
+
+# --- the MkDocs baseline ---------------------------------------------------------------------
+
+def _md_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def mkdocs_project(network: Path, folder: Path) -> int:
+    """A MkDocs project with one page per belief (not in the nav); returns the belief count."""
+    data = json.loads(network.read_text(encoding="utf-8"))
+    nodes = data["nodes"]
+    docs = folder / "docs"
+    (docs / "belief").mkdir(parents=True)
+    (folder / "mkdocs.yml").write_text(
+        "site_name: baseline\nuse_directory_urls: true\n"
+        "theme:\n  name: mkdocs\n  highlightjs: false\n"
+        "plugins:\n  - search\nnav:\n  - index.md\n", encoding="utf-8")
+    (docs / "index.md").write_text(f"# Beliefs\n\n{len(nodes)} beliefs.\n", encoding="utf-8")
+    for belief_id, node in nodes.items():
+        lines = [f"# {belief_id}", "", f"**Status:** {node.get('truth_value', 'IN')}", "",
+                 node.get("text", ""), ""]
+        for just in node.get("justifications", ()):
+            ants = ", ".join(f"[{a}]({a}.md)" for a in just.get("antecedents", ()))
+            outs = ", ".join(f"[{a}]({a}.md)" for a in just.get("outlist", ()))
+            lines.append(f"- {just.get('type', 'SL')}: {ants or '(none)'}"
+                         + (f"; unless {outs}" if outs else ""))
+        (docs / "belief" / f"{belief_id}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(nodes)
+
+
+def mkdocs_build(network: Path, work: Path, tag: str) -> dict:
+    project = work / f"{tag}-mkdocs"
+    shutil.rmtree(project, ignore_errors=True)
+    mkdocs_project(network, project)  # not timed
+    stats = work / f"{tag}.stats.json"
+    cmd = [sys.executable, "-c", _MKDOCS, str(stats), "build", "-q", "-f", str(project / "mkdocs.yml"),
+           "-d", str(project / "site")]
+    found = _measure(cmd, project, work / f"{tag}.log", stats)
+    shutil.rmtree(project, ignore_errors=True)
+    return found
+
+
+# --- inputs and edits -------------------------------------------------------------------------
+
+def shared_networks() -> list[Path]:
+    base = Path(os.environ.get("BELIEF_SHARED", ROOT.parent / "shared")) / "networks"
+    return sorted(base.glob("*.json")) if base.is_dir() else []
+
+
+def _label(n: int) -> str:
+    return f"{n // 1000}k" if n % 1000 == 0 and n >= 1000 else str(n)
+
+
+def edited_claim(network: Path, target: Path) -> str:
+    data = json.loads(network.read_text(encoding="utf-8"))
+    belief_id = sorted(data["nodes"])[len(data["nodes"]) // 2]
+    data["nodes"][belief_id]["text"] += " Edited for the rebuild benchmark."
+    target.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    return belief_id
+
+
+def retracted_premise(network: Path, target: Path) -> tuple[str, int]:
+    """Set the premise with the most (direct) dependents OUT; (its id, that count)."""
+    data = json.loads(network.read_text(encoding="utf-8"))
+    nodes = data["nodes"]
+    cited: dict[str, int] = {}
+    for node in nodes.values():
+        for ant in {a for j in node.get("justifications", ()) for a in j.get("antecedents", ())}:
+            cited[ant] = cited.get(ant, 0) + 1
+    premises = [i for i, n in nodes.items() if not n.get("justifications") and n.get("truth_value") == "IN"]
+    busiest = max(premises, key=lambda i: (cited.get(i, 0), i))
+    nodes[busiest]["truth_value"] = "OUT"
+    target.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    return busiest, cited.get(busiest, 0)
+
+
+# --- the run ----------------------------------------------------------------------------------
+
+def _log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], skip_mkdocs: bool,
+              with_floor: bool = True, with_mkdocs: bool = True, keep: bool = False) -> None:
+    site = work / f"{name}-site"
+    _log(f"{name}: full build ({n} beliefs)")
+    full = _row(name, "full", n, build(network, site, work, f"{name}-full"), indexer=True)
+    rows.append(full)
+    if not keep:
+        shutil.rmtree(site, ignore_errors=True)
+    if with_floor:
+        _log(f"{name}: floor")
+        fl = _row(name, "floor", n, floor(network, work / f"{name}-floor", work, f"{name}-floor"))
+        rows.append(fl)
+        shutil.rmtree(work / f"{name}-floor", ignore_errors=True)
+        if fl.exit_code == 0 and full.exit_code == 0:
+            full.vs_floor = full.wall_s / fl.wall_s
+    if with_mkdocs and not skip_mkdocs:
+        _log(f"{name}: mkdocs build")
+        mk = _row(name, "mkdocs", n, mkdocs_build(network, work, f"{name}-mkdocs"))
+        rows.append(mk)
+        if mk.exit_code == 0 and full.exit_code == 0:
+            full.vs_mkdocs = mk.wall_s / full.wall_s
+            for r in rows:
+                if r.input == name and r.run == "floor" and r.exit_code == 0:
+                    r.vs_mkdocs = mk.wall_s / r.wall_s
+
+
+def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) -> None:
+    site = work / f"{name}-rebuild-site"
+    shutil.rmtree(site, ignore_errors=True)
+    _log(f"{name}: build before the rebuilds")
+    build(network, site, work, f"{name}-rebuild-base")
+    edited = work / f"{name}-edited.json"
+    belief_id = edited_claim(network, edited)
+    _log(f"{name}: rebuild after editing {belief_id}")
+    row = _row(name, "rebuild: 1 claim edited", n, build(edited, site, work, f"{name}-rebuild-edit"), True)
+    row.note = "; ".join(filter(None, ["full rebuild (no cache yet)", row.note]))
+    rows.append(row)
+    retracted = work / f"{name}-retracted.json"
+    premise, dependents = retracted_premise(network, retracted)
+    _log(f"{name}: rebuild after retracting {premise} ({dependents} direct dependents)")
+    row = _row(name, "rebuild: premise retracted", n,
+               build(retracted, site, work, f"{name}-rebuild-retract"), True)
+    row.note = "; ".join(filter(None, [f"full rebuild (no cache yet); {premise}: "
+                                       f"{dependents} direct dependents", row.note]))
+    rows.append(row)
+    shutil.rmtree(site, ignore_errors=True)
+
+
+def machine() -> dict:
+    info = {"cpus": os.cpu_count(), "python": platform.python_version(),
+            "platform": platform.platform(), "processor": platform.processor() or platform.machine()}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["processor"] = line.split(":", 1)[1].strip()
+                break
+        mem = Path("/proc/meminfo").read_text().split()[1]
+        info["memory_gb"] = round(int(mem) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    try:
+        import mkdocs
+        info["mkdocs"] = mkdocs.__version__
+    except ImportError:
+        info["mkdocs"] = None
+    return info
+
+
+def _fmt(value, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+COLUMNS = ("input", "run", "beliefs", "wall s", "ms/belief", "peak RSS MB", "indexer RSS MB",
+           "indexer CPU s", "mkdocs/ours", "full/floor", "note")
+
+
+def table(rows: list[Row]) -> list[str]:
+    cells = [COLUMNS] + [(r.input, r.run, str(r.beliefs), _fmt(r.wall_s, ".2f"), _fmt(r.ms_per_belief, ".2f"),
+                          _fmt(r.rss_mb, ".0f"), _fmt(r.indexer_rss_mb, ".0f"), _fmt(r.indexer_cpu_s, ".2f"),
+                          _fmt(r.vs_mkdocs, ".2f"), _fmt(r.vs_floor, ".2f"), r.note) for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(COLUMNS))]
+    right = {2, 3, 4, 5, 6, 7, 8, 9}
+    lines = []
+    for k, c in enumerate(cells):
+        lines.append("  ".join(v.rjust(w) if i in right else v.ljust(w)
+                               for i, (v, w) in enumerate(zip(c, widths))).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return lines
+
+
+def growth(rows: list[Row], big: int, small: int) -> dict:
+    found = {}
+    for run in ("full", "floor", "mkdocs"):
+        walls = {r.beliefs: r.wall_s for r in rows if r.run == run and r.input.startswith("gen-")
+                 and r.exit_code == 0}
+        if big in walls and small in walls:
+            found[run] = walls[big] / walls[small]
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default=None, help="generated network sizes (default 1000,5000,10000,50000; "
+                        "--quick: 1000)")
+    parser.add_argument("--quick", action="store_true", help="first size and the real networks only")
+    parser.add_argument("--out", default="bench-out", help="folder for bench.txt, bench.json, logs (default bench-out)")
+    parser.add_argument("--skip-mkdocs", action="store_true", help="no MkDocs baseline")
+    parser.add_argument("--chain", type=int, default=100_000, help="chain length (0: none; default 100000)")
+    parser.add_argument("--fan", type=int, default=50_000, help="fan size (0: none; default 50000)")
+    parser.add_argument("--rebuild-size", type=int, default=None,
+                        help="generated size for the rebuild timings (default 10000, or the largest size below it)")
+    parser.add_argument("--shared", default=None, metavar="NAMES",
+                        help="comma-separated shared networks to run, by file stem (default: all; 'none': none)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--keep", action="store_true", help="keep the built sites under OUT/work")
+    args = parser.parse_args(argv)
+
+    sizes = [int(s) for s in (args.sizes or ("1000" if args.quick else "1000,5000,10000,50000")).split(",") if s]
+    if args.quick:
+        sizes, args.chain, args.fan = sizes[:1], 0, 0
+    rebuild = args.rebuild_size or max([s for s in sizes if s <= 10_000] or sizes[:1])
+    out = Path(args.out).resolve()
+    work = out / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    info = machine()
+    started = time.perf_counter()
+    rows: list[Row] = []
+
+    for n in sizes:
+        name = f"gen-{_label(n)}"
+        network = work / f"{name}.json"
+        network.write_text(gen.with_stored_values(gen.generate(n, args.seed)), encoding="utf-8")
+        run_input(name, network, n, work, rows, args.skip_mkdocs, keep=args.keep)
+        if n == rebuild:
+            run_rebuilds(name, network, n, work, rows)
+    wanted = None if args.shared is None else set(args.shared.split(","))
+    for path in shared_networks():
+        if wanted is not None and path.stem not in wanted:
+            continue
+        n = len(json.loads(path.read_text(encoding="utf-8"))["nodes"])
+        run_input(path.stem, path, n, work, rows, args.skip_mkdocs, keep=args.keep)
+    for shape, n in (("chain", args.chain), ("fan", args.fan)):
+        if n:
+            network = work / f"{shape}-{_label(n)}.json"
+            network.write_text(gen.with_stored_values(getattr(gen, shape)(n)), encoding="utf-8")
+            run_input(f"{shape}-{_label(n)}", network, n, work, rows, args.skip_mkdocs,
+                      with_floor=False, with_mkdocs=False, keep=args.keep)
+
+    ratios = {}
+    if 50_000 in sizes and 5_000 in sizes:
+        ratios["50k/5k"] = growth(rows, 50_000, 5_000)
+    lines = [f"belief-site build benchmark: {info['cpus']} CPUs ({info['processor']}), "
+             f"{info.get('memory_gb', '?')} GB, Python {info['python']}, mkdocs {info['mkdocs']}, {info['platform']}",
+             "full = belief-site build (diagrams + Pagefind search); floor = same process, belief pages only "
+             "(no diagrams, no search, no listings/exports); mkdocs = mkdocs build, same beliefs as pages, "
+             "theme mkdocs + search, not in nav",
+             "peak RSS = the process itself (getrusage SELF); indexer = Pagefind child (getrusage CHILDREN); "
+             "mkdocs/ours > 1 means belief-site is faster", ""]
+    lines += table(rows)
+    lines.append("")
+    for key, found in ratios.items():
+        lines.append(f"growth {key} wall (linear = 10.0): " + ", ".join(f"{k} {v:.2f}" for k, v in found.items()))
+    lines.append(f"benchmark wall time: {time.perf_counter() - started:.0f} s; logs in {work}")
+    text = "\n".join(lines)
+    print(text)
+    (out / "bench.txt").write_text(text + "\n", encoding="utf-8")
+    report = {"machine": info, "columns": list(COLUMNS), "ratios": ratios,
+              "rows": [{**{k: v for k, v in asdict(r).items() if k != "extra"},
+                        "ms_per_belief": r.ms_per_belief, "raw": r.extra} for r in rows]}
+    (out / "bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 1 if any(r.exit_code for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
