@@ -82,7 +82,9 @@ class Built:
 
 def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Checked | None:
     """The network to publish: as checked, or without the files that have errors (--keep-going)."""
-    failing = {d.path for d in checked.diagnostics if d.severity == "error" or strict}
+    # E204: parse already kept only the first file by sorted path (spec §3.5); keep it.
+    failing = {d.path for d in checked.diagnostics
+               if (d.severity == "error" or strict) and d.code != "E204"}
     if not failing:
         return checked
     if not keep_going:

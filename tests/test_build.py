@@ -233,3 +233,14 @@ def test_challenges_and_defences_are_shown(cli, tmp_path):
     assert 'href="../challenge-target/"' in section and "defended by" in section
     assert 'href="../defense-challenge-target/"' in section
     assert '<article class="belief" data-status="IN">' in page  # the defence brings it back
+
+
+def test_keep_going_keeps_the_first_of_two_files_with_one_id(cli, tmp_path):
+    folder = tmp_path / "b"
+    (folder / "ns").mkdir(parents=True)
+    (folder / "a.md").write_text("# a\n\n**IN** · premise\n\nFirst.\n", encoding="utf-8")
+    (folder / "ns" / "a.md").write_text("# a\n\n**IN** · premise\n\nSecond.\n", encoding="utf-8")
+    out = tmp_path / "site"
+    code, _, err = cli("build", folder, "-o", out, "--keep-going")
+    assert code == 0 and "E204" in err
+    assert "First." in (out / "belief" / "a" / "index.html").read_text(encoding="utf-8")
