@@ -44,7 +44,9 @@ def _levels(n: int, rng: random.Random) -> list[int]:
     premises = int(n * 0.6)
     weights = [1 / (level ** 0.9) for level in range(1, 21)]
     derived = rng.choices(range(1, 21), weights=weights, k=n - premises)
-    return [0] * premises + sorted(derived)
+    # Small networks can miss a level; renumber so every level cites a non-empty one below.
+    rank = {level: i + 1 for i, level in enumerate(sorted(set(derived)))}
+    return [0] * premises + sorted(rank[level] for level in derived)
 
 
 def generate(n: int, seed: int = 7) -> Network:

@@ -43,7 +43,6 @@ import platform
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -476,8 +475,8 @@ def main(argv: list[str] | None = None) -> int:
              "full = belief-site build (diagrams + Pagefind search); floor = same process, belief pages only "
              "(no diagrams, no search, no listings/exports); mkdocs = mkdocs build, same beliefs as pages, "
              "theme mkdocs + search, not in nav",
-             "peak RSS = the process itself (getrusage SELF); indexer = Pagefind child (getrusage CHILDREN); "
-             "mkdocs/ours > 1 means belief-site is faster", ""]
+             "peak RSS = the process's own VmHWM; indexer = Pagefind (a child of the build, overlapping it: "
+             "ru_maxrss and CPU via os.wait4 in a proxy); mkdocs/ours > 1 means belief-site is faster", ""]
     lines += table(rows)
     lines.append("")
     for key, found in ratios.items():
