@@ -14,7 +14,10 @@ from . import __version__, review, serve
 from .config import load_config, with_overrides
 from .diagnostics import Diagnostic, format_all, has_errors
 from .load import DOCUMENTS, source_kind
+from .cache import cache_folder
 from .pipeline import build, check, exported, formatted, imported
+from .progress import Progress, Stages
+from .render.parallel import default_jobs
 from .write import replace_file, write_files
 
 USAGE, FAILED, OK = 2, 1, 0
@@ -98,6 +101,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-going", action="store_true", help="leave out files with errors and build the rest")
     p.add_argument("--diff-base", metavar="REV", help="add changes/ (what changed since REV: a git "
                    "revision, git:REV[:PATH], a folder or a network.json) and mark changed beliefs")
+    p.add_argument("--jobs", "-j", type=int, metavar="N", default=None,
+                   help="processes rendering belief pages (default: one per core; output is the same)")
+    p.add_argument("--cache-dir", metavar="DIR", default=None,
+                   help="incremental build cache (default: .belief-site-cache/ beside mkdocs.yml); "
+                   "unchanged belief pages are linked from the previous site, not rendered")
+    p.add_argument("--no-cache", action="store_true", help="a cold build: render everything, "
+                   "neither read nor write the cache")
+    p.add_argument("--profile", action="store_true", help="print the seconds each stage took")
     p.add_argument("--quiet", "-q", action="store_true", help="print only problems")
 
     p = command("serve", "build, serve on localhost and rebuild on every change",
@@ -236,17 +247,26 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.source:  # a SOURCE argument is relative to the working folder, not to mkdocs.yml
         config = with_overrides(config, source=str(source.resolve()))
     out = Path(args.output) if args.output else Path("site")
-    started = time.perf_counter()
-    built = build(config, out, keep_going=args.keep_going, strict=args.strict,
-                  diff_base=args.diff_base)
+    started, stages = time.perf_counter(), Stages()
+    progress = Progress(sys.stderr, "rendering beliefs")
+    try:
+        built = build(config, out, keep_going=args.keep_going, strict=args.strict,
+                      diff_base=args.diff_base, jobs=args.jobs or default_jobs(),
+                      cache=None if args.no_cache else cache_folder(config, args.cache_dir),
+                      stages=stages, progress=None if args.quiet else progress)
+    finally:
+        progress.close()
     found = [*problems, *built.diagnostics]
     _report(found)
+    if args.profile:
+        print(stages.report(), file=sys.stderr)
     if not built.written:
         print(f"belief-site: build failed; {out} was left as it was", file=sys.stderr)
         return FAILED
     if not args.quiet:
         count = len(built.checked.parsed.network.beliefs)
-        print(f"built {count} beliefs ({built.files} files) into {out} in "
+        reused = f", {built.reused} unchanged belief pages kept" if built.reused else ""
+        print(f"built {count} beliefs ({built.files} files{reused}) into {out} in "
               f"{time.perf_counter() - started:.1f} s; open {out / 'index.html'} or serve the folder "
               f"(python3 -m http.server -d {out})", file=sys.stderr)
     return FAILED if has_errors(found, args.strict) and not args.keep_going else OK

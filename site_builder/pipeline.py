@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 from .checks import check_documents
 from .diff import alias_problems, compare, read_side, side_of
@@ -17,6 +18,8 @@ from .parse import Parsed, parse
 from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
 from .evaluate.visibility import visible_ids
+from .cache import Cache
+from .progress import Stages
 from .render import RenderContext, render
 from .render.search import SearchError
 from .write import write_site
@@ -78,6 +81,8 @@ class Built:
     diagnostics: tuple[Diagnostic, ...]
     files: int
     written: bool
+    reused: int = 0
+    """Beliefs whose files were linked from the previous build (incremental builds)."""
 
 
 def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Checked | None:
@@ -97,35 +102,78 @@ def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Che
 
 
 def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool = False,
-          diff_base: str | None = None) -> Built:
-    """Check the configured source and write the site into `out` (atomically); with
-    `diff_base` (a git revision, git:REV[:PATH], a folder or a network.json) add the
-    changes page and mark changed beliefs."""
+          diff_base: str | None = None, jobs: int = 1, cache: Path | None = None,
+          stages: Stages | None = None, progress: Callable[[int, int], None] | None = None) -> Built:
+    """Check the configured source and write the site into `out` (atomically).
+
+    `diff_base` (a git revision, git:REV[:PATH], a folder or a network.json) adds the changes
+    page and marks changed beliefs; `jobs` processes render the belief files; with a `cache`
+    folder, beliefs whose files cannot have changed since the last build there are linked,
+    not rendered (cache.py); `stages` collects seconds per stage; `progress(done, total)`
+    is called as belief files are written."""
+    stages = stages or Stages()
     source = config.source_path()
-    checked = check(source, config.panel_max_items)
-    kept = _kept(checked, source, keep_going, strict)
+    with stages.stage("read and evaluate"):
+        checked = check(source, config.panel_max_items)
+        kept = _kept(checked, source, keep_going, strict)
     if kept is None:
         return Built(checked, checked.diagnostics, 0, False)
-    from .render.diagrams import render_diagrams
     ctx = _context(kept, config, source)
-    diagrams = render_diagrams(ctx)
-    from .render.panels import compute_panels
-    panels = compute_panels(ctx.evaluation, ctx.visible, config.panel_max_items, ctx.is_visible)
-    ctx = replace(ctx, diagrams=diagrams.svg, panels=panels)
+    diagnostics = list(checked.diagnostics)
+    if config.diagram_engine != "builtin":  # Graphviz lays out every diagram in one batch
+        with stages.stage("diagrams (graphviz)"):
+            from .render.diagrams import render_diagrams
+            diagrams = render_diagrams(ctx)
+        ctx = replace(ctx, diagrams=diagrams.svg)
+        diagnostics += diagrams.diagnostics
     if diff_base:
-        base = read_side(diff_base, source, limit=config.panel_max_items)
-        unreadable = [d for d in base.diagnostics if d.code == "E802"]
-        if unreadable:
-            return Built(kept, (*checked.diagnostics, *unreadable), 0, False)
-        diff = compare(base, side_of(config.source, kept.evaluation), config.panel_max_items)
+        with stages.stage("diff"):
+            base = read_side(diff_base, source, limit=config.panel_max_items)
+            unreadable = [d for d in base.diagnostics if d.code == "E802"]
+            if unreadable:
+                return Built(kept, (*checked.diagnostics, *unreadable), 0, False)
+            diff = compare(base, side_of(config.source, kept.evaluation), config.panel_max_items)
         ctx = replace(ctx, diff=diff, marks=diff.marks())
+    store = None
+    reuse: dict = {}
+    if cache is not None:
+        if Path(os.path.abspath(cache)).is_relative_to(os.path.abspath(out)):
+            problem = Diagnostic(str(cache), 0, "E801", "the cache folder is inside the output folder",
+                                 "choose a --cache-dir outside -o (the output folder is replaced)")
+            return Built(kept, (*diagnostics, problem), 0, False)
+        with stages.stage("cache"):
+            store = Cache.open(cache)
+            reuse = store.reusable(ctx, out)
     try:
-        count, problems = write_site(render(ctx), out)
+        with stages.stage("total render and write"):
+            done = _done(store, progress, len(ctx.visible))
+            count, problems = write_site(lambda sink: render(ctx, jobs, reuse, done, stages, sink), out)
     except SearchError as exc:  # e.g. no Pagefind binary: a diagnostic, never a traceback
         problem = Diagnostic(str(source), 0, "E803", str(exc), exc.hint)
-        return Built(kept, (*checked.diagnostics, *diagrams.diagnostics, problem), 0, False)
-    found = (*checked.diagnostics, *diagrams.diagnostics, *problems)
-    return Built(kept, tuple(found), count, not problems)
+        return Built(kept, (*diagnostics, problem), 0, False)
+    produced = sum(v for k, v in stages.seconds.items() if k in _RENDER_STAGES)
+    stages.add("write", stages.seconds.pop("total render and write") - produced)
+    if store is not None and not problems:
+        with stages.stage("cache"):
+            store.save()
+    return Built(kept, (*diagnostics, *problems), count, not problems, len(reuse))
+
+
+_RENDER_STAGES = ("belief files", "site files", "search (waiting for Pagefind)")
+
+
+def _done(store: Cache | None, progress: Callable[[int, int], None] | None, total: int):
+    """The per-belief callback of render: the cache notes what was read; progress counts."""
+    count = 0
+
+    def done(belief_id: str, outputs) -> None:
+        nonlocal count
+        count += 1
+        if store is not None:
+            store.rendered(belief_id, outputs)
+        if progress:
+            progress(count, total)
+    return done
 
 
 def _context(checked: Checked, config: SiteConfig, source: Path) -> RenderContext:

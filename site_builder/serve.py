@@ -29,6 +29,7 @@ from urllib.parse import unquote, urlsplit
 from .config import CONFIG_FILE, SiteConfig, load_config, with_overrides
 from .diagnostics import Diagnostic, format_all, has_errors
 from .pipeline import build
+from .render.parallel import default_jobs
 from .render.pages import templates_dir
 
 OK, FAILED, USAGE = 0, 1, 2
@@ -371,7 +372,7 @@ class _Builder:
         try:
             config, problems, source = _settings(self.args)
             self.targets = _targets(self.args, config, source)
-            built = build(config, out)
+            built = build(config, out, jobs=default_jobs(), cache=self.root / "cache")
             found = [*problems, *built.diagnostics]
             written, beliefs, files = built.written, len(built.checked.parsed.network.beliefs), built.files
             errors = format_all([d for d in found if d.severity == "error"], "text")

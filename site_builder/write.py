@@ -6,11 +6,12 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from functools import partial
+from typing import Callable, Iterable
 
 from .diagnostics import Diagnostic
 
-__all__ = ["write_files", "replace_file", "write_site", "MARKER"]
+__all__ = ["write_files", "replace_file", "write_site", "store_all", "UnsafePath", "MARKER"]
 
 
 def write_files(files: Iterable[tuple[Path, bytes]], force: bool = False) -> list[Diagnostic]:
@@ -69,11 +70,13 @@ def _safe_relative(path: str) -> bool:
     return bool(path) and not path.startswith("/") and ".." not in parts and "" not in parts[:-1]
 
 
-def write_site(files: Iterable, out: Path) -> tuple[int, list[Diagnostic]]:
+def write_site(files: Iterable | Callable[[Callable], Iterable], out: Path) -> tuple[int, list[Diagnostic]]:
     """Write a whole site into a temporary folder beside `out`, then swap it in.
 
-    Files are consumed as they come (a site is never held in memory whole). A failure at
-    any point leaves the previous site untouched. Returns (files written, problems).
+    Files are consumed as they come (a site is never held in memory whole). `files` may be
+    a function of a sink: it gets `store_all` bound to the temporary folder, for worker
+    processes to write files themselves (they then pass them on with `written=True`). A
+    failure at any point leaves the previous site untouched. Returns (files written, problems).
     """
     refusal = _refusal(out)
     if refusal:
@@ -81,7 +84,11 @@ def write_site(files: Iterable, out: Path) -> tuple[int, list[Diagnostic]]:
     out.parent.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
     try:
-        written, problems = _fill(temp, files)
+        stream = files(partial(store_all, temp)) if callable(files) else files
+        try:
+            written, problems = _fill(temp, stream)
+        except UnsafePath as exc:  # from a worker's store_all
+            written, problems = 0, [Diagnostic(str(exc), 0, "E801", "output path outside the site")]
         if problems:
             shutil.rmtree(temp)
             return 0, problems
@@ -93,20 +100,50 @@ def write_site(files: Iterable, out: Path) -> tuple[int, list[Diagnostic]]:
     return written, []
 
 
+class UnsafePath(ValueError):
+    """An output path outside the site, or the marker's."""
+
+
+def store_all(folder: Path, items: Iterable) -> None:
+    """Write files into a site folder (from worker processes)."""
+    made: set[str] = set()
+    for item in items:
+        if not _safe_relative(item.path) or item.path == MARKER:
+            raise UnsafePath(item.path)
+        _store(folder, item, made)
+
+
+def _store(folder: Path, item, made: set[str]) -> None:
+    """One file: one mkdir per folder, not per file; a link for a reused file."""
+    parent = item.path.rpartition("/")[0]
+    if parent not in made:
+        (folder / parent).mkdir(parents=True, exist_ok=True)
+        made.add(parent)
+    if item.origin is None:
+        (folder / item.path).write_bytes(item.data)
+    else:
+        _link(item.origin, folder / item.path)
+
+
 def _fill(temp: Path, files: Iterable) -> tuple[int, list[Diagnostic]]:
     written: set[str] = set()
-    folders: set[Path] = set()
+    folders: set[str] = set()
     for item in files:
         if not _safe_relative(item.path) or item.path in written or item.path == MARKER:
             why = "twice" if item.path in written else "outside the site"
             return 0, [Diagnostic(item.path, 0, "E801", f"output path written {why}")]
         written.add(item.path)
-        target = temp / item.path
-        if target.parent not in folders:  # one mkdir per folder, not per file
-            target.parent.mkdir(parents=True, exist_ok=True)
-            folders.add(target.parent)
-        target.write_bytes(item.data)
+        if not item.written:  # else a worker process wrote it (store_all)
+            _store(temp, item, folders)
     return len(written), []
+
+
+def _link(origin: str, target: Path) -> None:
+    """An unchanged file of the previous build: hard-linked (no bytes copied), else copied."""
+    try:
+        os.link(origin, target)
+    except OSError:  # another file system, or links not supported
+        shutil.copyfile(origin, target)
 
 
 def _swap(temp: Path, out: Path) -> None:

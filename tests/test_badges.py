@@ -13,7 +13,7 @@ from site_builder.evaluate import evaluate
 from site_builder.model import IN, OUT, Belief, Justification, Network
 from site_builder.render import RenderContext
 from site_builder.render import badges
-from site_builder.render.badges import badge_svg, emit, text_width
+from site_builder.render.badges import badge_svg, belief_badges, emit, text_width
 
 SVG = "{http://www.w3.org/2000/svg}"
 # Keys shields' endpoint schema accepts (services/endpoint-common.js); anything else is rejected.
@@ -41,8 +41,13 @@ def context(net: Network, visible=None, **config) -> RenderContext:
     return RenderContext(evaluate(net), SiteConfig(**config), visible=frozenset(ids))
 
 
+def all_badges(ctx: RenderContext) -> list:
+    """Each belief's badges (written with its page), then the site badge."""
+    return [*(f for b in ctx.shown() for f in belief_badges(ctx, b.id)), *emit(ctx)]
+
+
 def files(ctx: RenderContext) -> dict[str, bytes]:
-    return {f.path: f.data for f in emit(ctx)}
+    return {f.path: f.data for f in all_badges(ctx)}
 
 
 def texts(root: ET.Element) -> list[ET.Element]:
@@ -148,6 +153,6 @@ def test_hostile_strings_are_escaped(hostile):
 def test_output_is_deterministic_whatever_the_insertion_order():
     net = sample()
     reordered = Network(dict(reversed(list(net.beliefs.items()))))
-    first = list(emit(context(net)))
-    assert first == list(emit(context(net)))
-    assert first == list(emit(context(reordered)))
+    first = all_badges(context(net))
+    assert first == all_badges(context(net))
+    assert first == all_badges(context(reordered))

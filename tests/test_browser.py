@@ -307,7 +307,7 @@ def test_search_and_explorer_work_under_a_sub_path(browser, served_under_a_sub_p
 
 def test_hovering_or_focusing_a_belief_link_previews_it(page, served):
     page.goto(served + f"belief/{SEED}/")
-    link = page.locator("#justifications a[data-claim]").first
+    link = page.locator("#why a[data-claim]").first
     claim, status = link.get_attribute("data-claim"), link.get_attribute("data-status")
     tip = page.locator(".hover-preview")
     link.hover()

@@ -22,6 +22,7 @@ from site_builder.evaluate import evaluate
 from site_builder.model import IN, OUT, Belief, Justification, Network
 from site_builder.render import RenderContext
 from site_builder.render.exports import emit
+from site_builder.render.exports.json_exports import belief_json
 from site_builder.render.exports.inventory import dispname
 from site_builder.render.exports.json_exports import schema_bytes
 
@@ -51,9 +52,14 @@ def context(net: Network, visible=None, limit: int = 100, **config) -> RenderCon
     return RenderContext(ev, SiteConfig(**config), visible=shown)
 
 
+def exports(ctx: RenderContext) -> list:
+    """Every export: the site's, then each belief's index.json (written with its page)."""
+    return [*emit(ctx), *(belief_json(ctx, b) for b in ctx.shown())]
+
+
 def outputs(ctx: RenderContext) -> dict[str, bytes]:
     files = {}
-    for f in emit(ctx):
+    for f in exports(ctx):
         assert f.path not in files, f"two files at {f.path}"
         files[f.path] = f.data
     return files
@@ -406,9 +412,9 @@ def test_sphinx_intersphinx_links_beliefs_by_id(tmp_path):
 # --- determinism ----------------------------------------------------------------------------
 
 def test_output_is_deterministic_and_independent_of_input_order():
-    first = list(emit(context(example(), VISIBLE, site_url=SITE)))
-    second = list(emit(context(example(), VISIBLE, site_url=SITE)))
+    first = exports(context(example(), VISIBLE, site_url=SITE))
+    second = exports(context(example(), VISIBLE, site_url=SITE))
     assert first == second
     reordered = Network(dict(reversed(list(example().beliefs.items()))), repos=example().repos)
-    assert list(emit(context(reordered, VISIBLE, site_url=SITE))) == first
+    assert exports(context(reordered, VISIBLE, site_url=SITE)) == first
     assert all(f.data.endswith(b"\n") or f.path == "objects.inv" for f in first)

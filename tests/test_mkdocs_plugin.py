@@ -572,7 +572,7 @@ def test_in_a_browser_nothing_runs_and_nothing_leaves_the_site(host_env, tmp_pat
         tab.locator("[data-filter-text]").fill("p-01")  # the index script runs inside the theme
         assert tab.locator("table.beliefs tbody tr:visible").count() == 1
         tab.goto(base + "belief/p-01/")
-        tab.hover("section#trace a[data-claim]")  # the hover preview shows the claim as text
+        tab.hover("section#why a[data-claim]")  # the hover preview shows the claim as text
         preview = tab.locator("#belief-preview")
         preview.wait_for(state="visible", timeout=5000)
         assert "<script>alert(1)</script>" in preview.inner_text()

@@ -53,6 +53,7 @@ from ..render import RenderContext, badges, exports
 from ..render import pages as core_pages
 from ..render.diagrams import render_diagrams
 from ..render.exports.inventory import INVENTORY, inventory
+from ..render.exports.json_exports import belief_json
 from ..render.panels import compute_panels
 from ..render.views import belief_page, edit_link
 
@@ -402,7 +403,7 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
             return
         site_dir = Path(config.site_dir)
         written = 0
-        for out in chain(badges.emit(self.ctx), exports.emit(self.ctx)):  # streamed
+        for out in chain(_belief_files(self.ctx), badges.emit(self.ctx), exports.emit(self.ctx)):  # streamed
             if out.path in HOST_OWNED or out.path == INVENTORY:
                 continue
             if out.path in self.claimed:
@@ -493,3 +494,10 @@ def rebase_inventory(ours: bytes, prefix: str) -> bytes:
         rebased.append(b" ".join((name, role, priority, uri[len(lead):] if uri.startswith(lead) else uri,
                                   dispname)))
     return b"".join(header) + zlib.compress(b"".join(l + b"\n" for l in rebased), 9)
+
+
+def _belief_files(ctx: RenderContext):
+    """Each belief's badges and index.json (its page is MkDocs's)."""
+    for belief in ctx.shown():
+        yield from badges.belief_badges(ctx, belief.id)
+        yield belief_json(ctx, belief)

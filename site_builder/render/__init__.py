@@ -1,6 +1,7 @@
 """Render: an Evaluation and a SiteConfig -> output files, through emitters listed as data.
 
-Each emitter module exposes `emit(ctx) -> Iterator[OutputFile]`; adding an output is one
+Each visible belief's files (page, index.json, badges) come first (render.belief, in
+parallel with `jobs`); then each emitter module exposes `emit(ctx) -> Iterator[OutputFile]`; adding an output is one
 module plus one line in `emitters()`. Render is pure: no clock, no randomness, no absolute
 paths, collections sorted, so the same input gives byte-identical output.
 """
@@ -8,7 +9,7 @@ paths, collections sorted, so the same input gives byte-identical output.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..config import SiteConfig
 from ..evaluate import Evaluation
@@ -20,10 +21,14 @@ __all__ = ["OutputFile", "RenderContext", "render"]
 
 @dataclass(frozen=True, slots=True)
 class OutputFile:
-    """One file of the site: a POSIX path relative to the site root, and its bytes."""
+    """One file of the site: a POSIX path relative to the site root, and its bytes (or
+    `origin`: an identical file of the previous build, linked rather than written)."""
 
     path: str
     data: bytes
+    origin: str | None = None
+    written: bool = False
+    """Already written into the site folder by a worker process (data left out)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +49,15 @@ class RenderContext:
     """The diff.NetworkDiff of `build --diff-base` (the changes page), or None."""
     marks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """id -> change labels (`edited`, `IN→OUT`...) from the diff, computed once per build."""
+    texts: Mapping[str, Belief] | None = None
+    """The beliefs as read by one belief's files (render.belief records the lookups), or None."""
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
+    """Per-build memo of values every page repeats (views.ref); never read across builds."""
 
     @property
     def beliefs(self) -> Mapping[str, Belief]:
         """Every belief of the network (visible or not: statuses use them all)."""
-        return self.evaluation.network.beliefs
+        return self.evaluation.network.beliefs if self.texts is None else self.texts
 
     def is_visible(self, belief_id: str) -> bool:
         """True when the id may be shown, linked or counted."""
@@ -68,7 +77,10 @@ class RenderContext:
 
     def page(self, belief_id: str) -> str:
         """Output path of a belief page."""
-        return urls.page_path(belief_id, self.config.prefix)
+        found = self.memo.get(("page", belief_id))
+        if found is None:
+            found = self.memo[("page", belief_id)] = urls.page_path(belief_id, self.config.prefix)
+        return found
 
     def href(self, from_file: str, to_file: str) -> str:
         """Relative link honouring `use_directory_urls`."""
@@ -79,14 +91,43 @@ Emitter = Callable[[RenderContext], Iterable[OutputFile]]
 
 
 def emitters() -> tuple[Emitter, ...]:
-    """The outputs of a site, in order."""
-    from . import assets, badges, changes, exports, graph, pages, search
+    """The site's own outputs, after the belief files (render.belief), in order."""
+    from . import assets, badges, changes, exports, graph, pages
 
-    return (pages.emit, badges.emit, exports.emit, assets.emit, graph.emit, search.emit,
+    return (pages.emit, badges.emit, exports.emit, assets.emit, graph.emit,
             changes.emit, changes.emit_redirects)
 
 
-def render(ctx: RenderContext) -> Iterator[OutputFile]:
-    """All output files of the site."""
+def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[OutputFile]] | None = None,
+           done: Callable[[str, Any], None] | None = None, stages: Any = None,
+           sink: Callable[[Iterable[OutputFile]], None] | None = None) -> Iterator[OutputFile]:
+    """All output files of the site: every visible belief's files (rendered by `jobs`
+    processes, or taken from `reuse`, id -> files of the previous build), the site's own
+    files, then the search bundle, which Pagefind builds while the pages render.
+
+    `done(id, outputs)` is called for each belief in id order (outputs: render.belief.Outputs,
+    None when reused); `stages` (progress.Stages) gets the time spent producing each part;
+    `sink` lets worker processes write belief files themselves (write.store_all)."""
+    from ..progress import Stages
+    from . import pages, parallel, search
+
+    stages = stages or Stages()
+    reuse = reuse or {}
+    env, counts = pages.environment(ctx), pages.site_counts(ctx)
+    with parallel.renderer(ctx, env, counts, jobs, sink) as run:
+        indexing = search.start(ctx)  # after the fork: workers must not inherit its threads
+        yield from stages.timed("belief files", _belief_files(ctx, run, reuse, done))
     for emit in emitters():
-        yield from emit(ctx)
+        yield from stages.timed("site files", emit(ctx))
+    if indexing is not None:
+        yield from stages.timed("search (waiting for Pagefind)", indexing.files())
+
+
+def _belief_files(ctx: RenderContext, run, reuse, done) -> Iterator[OutputFile]:
+    shown = ctx.shown()
+    fresh = run([b for b in shown if b.id not in reuse])
+    for belief in shown:
+        outputs = None if belief.id in reuse else next(fresh)
+        if done is not None:
+            done(belief.id, outputs)
+        yield from reuse[belief.id] if outputs is None else outputs.files

@@ -22,7 +22,7 @@ from ..model import IN, OUT
 from . import OutputFile, RenderContext
 from .charwidths import CONTROL, FALLBACK, WIDTHS
 
-__all__ = ["emit", "badge_svg", "text_width", "endpoint_json", "COLORS", "SITE_BADGE"]
+__all__ = ["emit", "belief_badges", "badge_svg", "text_width", "endpoint_json", "COLORS", "SITE_BADGE"]
 
 # White text on each fill has a WCAG contrast of at least 4.5:1 (AA for small text):
 # #2e7d32 5.1, #c62828 5.6, #555 7.5, #1565c0 5.8. shields' own "brightgreen" is only 2.4.
@@ -109,17 +109,20 @@ def endpoint_json(message: str, color: str, label: str = LABEL) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
+def belief_badges(ctx: RenderContext, belief_id: str) -> list[OutputFile]:
+    """The SVG badge and the shields.io endpoint JSON of one belief."""
+    prefix, status = ctx.config.prefix, ctx.evaluation.value(belief_id)
+    svg = badge_svg(LABEL, status, COLORS[status], f"{belief_id}: {status}")
+    return [OutputFile(urls.badge_path(belief_id, prefix, "svg"), svg.encode("utf-8")),
+            OutputFile(urls.badge_path(belief_id, prefix, "json"),
+                       endpoint_json(status, COLORS[status]).encode("utf-8"))]
+
+
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
-    """Badges of every visible belief, then the site badge (visible beliefs only)."""
+    """The site badge (visible beliefs only); belief badges come with their pages (render.belief)."""
     counts = {IN: 0, OUT: 0}
-    prefix = ctx.config.prefix
     for belief in ctx.shown():
-        status = ctx.evaluation.value(belief.id)
-        counts[status] += 1
-        svg = badge_svg(LABEL, status, COLORS[status], f"{belief.id}: {status}")
-        yield OutputFile(urls.badge_path(belief.id, prefix, "svg"), svg.encode("utf-8"))
-        yield OutputFile(urls.badge_path(belief.id, prefix, "json"),
-                         endpoint_json(status, COLORS[status]).encode("utf-8"))
+        counts[ctx.evaluation.value(belief.id)] += 1
     message = f"{counts[IN]} IN \u00b7 {counts[OUT]} OUT"
     svg = badge_svg(SITE_LABEL, message, SITE_COLOR, f"{ctx.config.site_name}: {message}")
     yield OutputFile(SITE_BADGE, svg.encode("utf-8"))

@@ -27,6 +27,7 @@ from typing import Iterator
 from ..checks import echo_of, kind_of
 from ..model import Belief
 from . import OutputFile, RenderContext
+from .markup import short
 
 __all__ = ["GRAPH_PAGE", "GRAPH_DATA", "graph_data", "layout", "page_values", "emit"]
 
@@ -41,10 +42,6 @@ SUB_ROW_GAP = 1.0
 BLOCK_GAP = 6.0
 ASPECT = 1.6
 """Width over height the packing aims at (screens are landscape)."""
-
-
-def _short(text: str, limit: int = CLAIM_LIMIT) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _edges(shown: list[Belief], index: dict[str, int]) -> list[tuple[int, int, bool]]:
@@ -181,7 +178,7 @@ def graph_data(ctx: RenderContext) -> dict:
         dependents[s] += 1
     nodes = [{"id": b.id, "status": ev.value(b.id), "kind": kind_of(b), "depth": ev.depth[b.id],
               "dependents": dependents[i], "url": ctx.href(GRAPH_PAGE, ctx.page(b.id)),
-              "claim": _short(echo_of(b)), "x": positions[i][0], "y": positions[i][1]}
+              "claim": short(echo_of(b), CLAIM_LIMIT), "x": positions[i][0], "y": positions[i][1]}
              for i, b in enumerate(shown)]
     return {"version": 1, "nodes": nodes,
             "edges": [{"source": shown[s].id, "target": shown[t].id, "outlist": o} for s, t, o in edges]}

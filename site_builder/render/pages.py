@@ -12,10 +12,11 @@ import jinja2
 
 from ..checks import echo_of, kind_of
 from ..evaluate.queries import explain_step
-from ..model import IN, OUT
+from ..model import IN, OUT, Belief
 from . import OutputFile, RenderContext
 from .graph import GRAPH_PAGE, page_values as graph_page_values
 from .search import enabled as search_enabled
+from .markup import short
 from .views import belief_page, ref, refs
 
 
@@ -64,11 +65,14 @@ class PageSpec:
     values: dict
 
 
-def page_specs(ctx: RenderContext) -> Iterator[PageSpec]:
-    """Every page of the site, before rendering (shared by the site build and the MkDocs plugin)."""
-    for belief in ctx.shown():
-        path = ctx.page(belief.id)
-        yield PageSpec(path, belief.id, "belief.html", {"b": belief_page(ctx, belief, path)})
+def belief_spec(ctx: RenderContext, belief: Belief) -> PageSpec:
+    """The page of one belief."""
+    path = ctx.page(belief.id)
+    return PageSpec(path, belief.id, "belief.html", {"b": belief_page(ctx, belief, path)})
+
+
+def listing_specs(ctx: RenderContext) -> Iterator[PageSpec]:
+    """The site's listings: index, premises, OUT, nogoods and the graph explorer."""
     yield PageSpec("index.html", "All beliefs", "index.html", {"rows": _index_rows(ctx, "index.html")})
     yield PageSpec("premises/index.html", "Premises", "premises.html",
                    {"rows": _premise_rows(ctx, "premises/index.html")})
@@ -76,6 +80,13 @@ def page_specs(ctx: RenderContext) -> Iterator[PageSpec]:
     yield PageSpec("nogoods/index.html", "Nogoods", "nogoods.html",
                    {"rows": _nogood_rows(ctx, "nogoods/index.html")})
     yield PageSpec(GRAPH_PAGE, "Graph explorer", "graph.html", graph_page_values(ctx))
+
+
+def page_specs(ctx: RenderContext) -> Iterator[PageSpec]:
+    """Every page of the site, before rendering (the MkDocs plugin's list)."""
+    for belief in ctx.shown():
+        yield belief_spec(ctx, belief)
+    yield from listing_specs(ctx)
 
 
 def render_page(env: jinja2.Environment, ctx: RenderContext, spec: PageSpec, counts: Counter,
@@ -91,10 +102,10 @@ def site_counts(ctx: RenderContext) -> Counter:
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
-    """Every HTML page of the site."""
+    """The listings and 404 (belief pages come with their other files: render.belief)."""
     env = environment(ctx)
     counts = site_counts(ctx)
-    for spec in page_specs(ctx):
+    for spec in listing_specs(ctx):
         yield OutputFile(spec.path, render_page(env, ctx, spec, counts).encode("utf-8"))
     yield _not_found(env, ctx, counts)
 
@@ -104,11 +115,7 @@ def _index_rows(ctx: RenderContext, here: str) -> list[dict]:
     return [{"id": b.id, "href": ctx.href(here, ctx.page(b.id)), "status": ev.value(b.id),
              "kind": kind_of(b), "depth": ev.depth[b.id],
              "dependents": sum(1 for d in ev.dependents[b.id] if ctx.is_visible(d.id)),
-             "claim": _short(echo_of(b)), "changes": ctx.marks.get(b.id, ())} for b in ctx.shown()]
-
-
-def _short(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+             "claim": short(echo_of(b), 160), "changes": ctx.marks.get(b.id, ())} for b in ctx.shown()]
 
 
 def _premise_rows(ctx: RenderContext, here: str) -> list[dict]:

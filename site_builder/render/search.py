@@ -28,6 +28,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from ..checks import kind_of
 from . import OutputFile, RenderContext
+from .markup import short
 
 __all__ = ["SearchError", "SearchRecord", "enabled", "records", "index_files", "emit", "BUNDLE"]
 
@@ -86,10 +87,6 @@ def plain_text(markdown: str) -> str:
     return " ".join("".join(words).split())
 
 
-def _short(text: str, limit: int = CLAIM_META_LIMIT) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def records(ctx: RenderContext) -> list[SearchRecord]:
     """One record per visible belief, sorted by id (only id, claim and summary are searched)."""
     out = []
@@ -99,7 +96,7 @@ def records(ctx: RenderContext) -> list[SearchRecord]:
         out.append(SearchRecord(
             url=ctx.href("index.html", ctx.page(belief.id)),
             content="\n".join(part for part in (belief.id, claim, summary) if part),
-            meta={"title": belief.id, "status": status, "kind": kind, "claim": _short(claim)},
+            meta={"title": belief.id, "status": status, "kind": kind, "claim": short(claim, CLAIM_META_LIMIT)},
             filters={"status": [status], "kind": [kind]}))
     return out
 
@@ -332,15 +329,46 @@ def _kept(path: str) -> bool:
     return not any(path.startswith(prefix) for prefix in _UNUSED)
 
 
+class Indexing:
+    """Pagefind building a site's bundle in the background (its own process, fed from a
+    thread), while the pages render; `files()` waits for it and returns the bundle."""
+
+    def __init__(self, ctx: RenderContext) -> None:
+        self._bundle: dict[str, bytes] = {}
+        self._failure: BaseException | None = None
+        found = records(ctx)
+        self._thread = threading.Thread(target=self._run, args=(found,), daemon=True)
+        self._thread.start()
+
+    def _run(self, found: list[SearchRecord]) -> None:
+        try:
+            self._bundle = index_files(found)
+        except BaseException as exc:  # reported by files(), in the build's thread
+            self._failure = exc
+
+    def files(self) -> Iterator[OutputFile]:
+        """`pagefind/…`, canonical (byte-identical across builds)."""
+        self._thread.join()
+        if self._failure is not None:
+            raise self._failure
+        bundle = self._bundle
+        try:
+            bundle = canonical(bundle)
+        except (_Unexpected, KeyError, ValueError, IndexError, OSError):
+            pass  # an unknown bundle layout still searches; only byte-identical rebuilds are lost
+        for path in sorted(bundle):
+            if _kept(path):
+                yield OutputFile(f"{BUNDLE}/{path}", bundle[path])
+
+
+def start(ctx: RenderContext) -> Indexing | None:
+    """Start indexing (None when the site is built without search)."""
+    return Indexing(ctx) if enabled(ctx) else None
+
+
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
     """`pagefind/…`: the search bundle (nothing when the site is built without search)."""
-    if not enabled(ctx):
-        return  # `--no-search` (SiteConfig.search=False), or an empty site (Pagefind refuses no records)
-    bundle = index_files(records(ctx))
-    try:
-        bundle = canonical(bundle)
-    except (_Unexpected, KeyError, ValueError, IndexError, OSError):
-        pass  # an unknown bundle layout still searches; only byte-identical rebuilds are lost
-    for path in sorted(bundle):
-        if _kept(path):
-            yield OutputFile(f"{BUNDLE}/{path}", bundle[path])
+    # `--no-search` (SiteConfig.search=False), or an empty site (Pagefind refuses no records)
+    indexing = start(ctx)
+    if indexing is not None:
+        yield from indexing.files()

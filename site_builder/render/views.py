@@ -8,25 +8,53 @@ from __future__ import annotations
 
 from typing import Any
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..checks import echo_of, kind_of
 from ..model import IN, Belief
 from .. import urls
 from . import RenderContext
-from .markup import render_block, render_inline, safe_source_url, safe_url
+from .markup import short, render_block, render_inline, safe_source_url, safe_url
+
+
+CLAIM_ECHO = 200
+"""Characters of another belief's claim shown beside a link to it (the full claim is on its page)."""
+
+def _ref_html(belief_id: str, status: str, href: str, claim: str | None) -> Markup:
+    """The link; `data-claim` feeds the hover preview (left out where the claim is echoed)."""
+    preview = f' data-claim="{escape(claim)}"' if claim is not None else ""
+    link = f'href="{escape(href)}"{preview} data-status="{status}"'
+    return Markup(f'<span class="ref"><span class="status status-{status.lower()}">{status}</span> '
+                  f'<a {link}><code>{escape(belief_id)}</code></a></span>')
+
+
+def _missing_html(belief_id: str) -> Markup:
+    return Markup('<span class="ref missing"><span class="status status-missing">?</span> '
+                  f'<code>{escape(belief_id)}</code> <em>(not in this network)</em></span>')
 
 
 def ref(ctx: RenderContext, belief_id: str, here: str) -> dict[str, Any] | None:
-    """A link to a belief from page `here`, or None when it must not be shown."""
+    """A link to a belief from page `here`, or None when it must not be shown.
+
+    The dict carries its HTML (`html`; `echoed` without the preview, for lists that show
+    the claim beside it), escaped once per target and href, not per use: a busy page lists
+    hundreds of references. Templates read it, never mutate it."""
     beliefs = ctx.beliefs
     if belief_id not in beliefs:
-        return {"id": belief_id, "href": None, "status": None, "claim": "", "missing": True}
+        html = _missing_html(belief_id)
+        return {"id": belief_id, "href": None, "status": None, "claim": "", "missing": True,
+                "html": html, "echoed": html}
     if not ctx.is_visible(belief_id):
         return None
-    return {"id": belief_id, "href": ctx.href(here, ctx.page(belief_id)),
-            "status": ctx.evaluation.value(belief_id), "claim": echo_of(beliefs[belief_id]),
-            "missing": False}
+    href = ctx.href(here, ctx.page(belief_id))
+    key = (belief_id, href)  # pages at the same depth share one
+    found = ctx.memo.get(key)
+    if found is None:
+        status, claim = ctx.evaluation.value(belief_id), short(echo_of(beliefs[belief_id]), CLAIM_ECHO)
+        found = ctx.memo[key] = {"id": belief_id, "href": href, "status": status, "claim": claim,
+                                 "missing": False, "html": _ref_html(belief_id, status, href, claim),
+                                 "echoed": _ref_html(belief_id, status, href, None)}
+    return found
 
 
 def refs(ctx: RenderContext, ids, here: str) -> list[dict[str, Any]]:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Mapping
 
 from ...diagnostics import Diagnostic
 from ...model import IN
+from ..markup import short
+from ..views import CLAIM_ECHO
 from .geometry import Drawing, box_widths, label
 from .graphviz import GraphvizRunner
 from .layout import layout as layered_layout
@@ -24,7 +26,7 @@ from .svg import NodeInfo, write_svg
 if TYPE_CHECKING:  # the render package imports this one to fill RenderContext.diagrams
     from .. import RenderContext
 
-__all__ = ["DiagramSet", "render_diagrams", "diagram_for", "neighbourhoods"]
+__all__ = ["DiagramSet", "render_diagrams", "diagram_for", "diagram_of", "neighbourhoods"]
 
 MORE_TARGET = {ABOVE: "#justifications", BELOW: "#dependents"}
 
@@ -44,6 +46,17 @@ def neighbourhoods(ctx: RenderContext) -> dict[str, Neighbourhood]:
     cap = max(1, ctx.config.diagram_max_nodes)
     return {b: neighbourhood(adjacency, b, depth, cap)
             for b in sorted(ctx.visible) if b in ctx.beliefs}
+
+
+def diagram_of(ctx: RenderContext, belief_id: str) -> str:
+    """One belief's diagram with the built-in engine (the unit of parallel and incremental
+    builds); the adjacency is built once per context."""
+    adjacency = ctx.memo.get(Adjacency)
+    if adjacency is None:
+        adjacency = ctx.memo[Adjacency] = Adjacency(ctx.evaluation, ctx.visible)
+    nb = neighbourhood(adjacency, belief_id, max(0, ctx.config.diagram_depth),
+                       max(1, ctx.config.diagram_max_nodes))
+    return diagram_for(ctx, nb, pages=ctx.memo.setdefault("diagram pages", {}))
 
 
 def _plural(n: int, word: str) -> str:
@@ -89,7 +102,7 @@ def _nodes(ctx: RenderContext, nb: Neighbourhood, pages: dict[str, str]) -> list
                                   f"{count} more {words} within {nb.depth} steps: see {where}"))
             continue
         value = ev.value(node.key)
-        claim = " ".join(beliefs[node.key].text.split())
+        claim = short(" ".join(beliefs[node.key].text.split()), CLAIM_ECHO)
         infos.append(NodeInfo(text, ctx.href(page, page_of(node.key)), "in" if value == IN else "out",
                               node.row == 0, f"{node.key} ({value}): {claim}"))
     return infos

@@ -23,6 +23,7 @@ from typing import Any, Iterator
 
 from ... import urls
 from ...evaluate.queries import Step
+from ...model import Belief
 from .. import OutputFile, RenderContext
 from .records import GENERATOR, SCHEMA_VERSION, belief_record, counts, published
 
@@ -72,20 +73,24 @@ def impact_panel(ctx: RenderContext, belief_id: str) -> dict[str, Any]:
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
-    """beliefs.json, beliefs.schema.json and one index.json per visible belief."""
+    """beliefs.json and beliefs.schema.json (each belief's index.json comes with its page)."""
     records = [belief_record(ctx, b) for b in ctx.shown()]
     yield OutputFile("beliefs.json", dumps({
         "schema_version": SCHEMA_VERSION, "generator": GENERATOR,
         "site_name": ctx.config.site_name, "counts": counts(ctx), "beliefs": records,
     }))
     yield OutputFile(SCHEMA_FILE, schema_bytes())
-    for record in records:
-        path = urls.json_path(record["id"], ctx.config.prefix)
-        yield OutputFile(path, dumps({
-            "schema_version": SCHEMA_VERSION, "generator": GENERATOR,
-            "site_root": posixpath.relpath(".", posixpath.dirname(path)) + "/",
-            **record,
-            "explain": explain_panel(ctx, record["id"]),
-            "trace": trace_panel(ctx, record["id"]),
-            "impact": impact_panel(ctx, record["id"]),
-        }))
+
+
+def belief_json(ctx: RenderContext, belief: Belief) -> OutputFile:
+    """`belief/<id>/index.json`: the belief's record and its panels."""
+    record = belief_record(ctx, belief)
+    path = urls.json_path(belief.id, ctx.config.prefix)
+    return OutputFile(path, dumps({
+        "schema_version": SCHEMA_VERSION, "generator": GENERATOR,
+        "site_root": posixpath.relpath(".", posixpath.dirname(path)) + "/",
+        **record,
+        "explain": explain_panel(ctx, belief.id),
+        "trace": trace_panel(ctx, belief.id),
+        "impact": impact_panel(ctx, belief.id),
+    }))

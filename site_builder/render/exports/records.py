@@ -15,6 +15,8 @@ and `metadata` (only `retract_reason` is published).
 
 from __future__ import annotations
 
+import re
+
 from typing import Any, Iterable
 
 from ... import __version__, urls
@@ -34,9 +36,10 @@ TEXT_FIELDS = ("source_hash", "date", "created_at", "updated_at", "reviewed_at",
 
 def one_line(text: str) -> str:
     """Text on a single line: every run of whitespace or control characters becomes one space."""
-    cleaned = "".join(" " if (c.isspace() or ord(c) < 32 or 0x7F <= ord(c) < 0xA0) else c
-                      for c in text)
-    return " ".join(cleaned.split())
+    return _BLANKS.sub(" ", text).strip(" ")
+
+
+_BLANKS = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")  # \s: exactly the characters str.isspace() accepts
 
 
 def first_line(text: str) -> str:

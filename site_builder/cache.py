@@ -1,0 +1,141 @@
+"""Incremental builds: reuse the files of beliefs whose pages cannot have changed.
+
+The cache folder (`--cache-dir`, default `.belief-site-cache/` beside mkdocs.yml) holds one
+manifest of the last successful build:
+
+- `salt`: a hash of everything that may change any page: the code and templates, the
+  configuration, which beliefs are published, the network's structure (ids, justifications,
+  nogoods) and every computed status (a flip changes the site's IN/OUT counts, which every
+  page shows). When it differs, every belief is rendered (a cold build).
+- `texts`: a hash of each belief's own content (claim, summary, metadata...).
+- `beliefs`: for each belief, the files it wrote and the beliefs whose content they read
+  (render.belief records the lookups).
+
+With an equal salt, a belief is rendered again only when a belief it read changed its
+content; otherwise its files are hard-linked from the previous site (the folder the last
+build wrote, checked by its marker: the output folder, or `serve`'s previous build). Listings, exports and the search bundle are always rebuilt. The result is
+the same site a cold build writes (tests/test_incremental.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterable
+
+from . import __version__
+from .config import SiteConfig
+from .render import OutputFile, RenderContext
+from .render.belief import Outputs
+from .render.pages import templates_dir
+from .write import MARKER, replace_file
+
+__all__ = ["Cache", "DEFAULT_FOLDER", "MANIFEST", "cache_folder"]
+
+DEFAULT_FOLDER = ".belief-site-cache"
+MANIFEST = "manifest.json"
+FORMAT = 1
+
+
+def cache_folder(config: SiteConfig, explicit: str | None = None) -> Path:
+    """`--cache-dir`, else `.belief-site-cache/` beside the config file (or here without one)."""
+    if explicit:
+        return Path(explicit)
+    return (Path(config.config_path).parent if config.config_path else Path(".")) / DEFAULT_FOLDER
+
+
+def _digest(*parts: str | bytes) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _folder_digest(folders: Iterable[Path]) -> str:
+    """Every file under the folders, by relative path and content."""
+    h = hashlib.blake2b(digest_size=16)
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def salt(ctx: RenderContext) -> str:
+    """What every page may depend on (see the module docstring)."""
+    config, ev = ctx.config, ctx.evaluation
+    templates = [templates_dir()]
+    if config.templates:
+        base = Path(config.config_path).parent if config.config_path else Path(".")
+        templates.insert(0, base / config.templates)
+    network = ev.network
+    structure = [(b.id, repr(b.justifications), b.declared, b.retracted, ev.value(b.id))
+                 for b in network.beliefs.values()]
+    return _digest(str(FORMAT), __version__, _folder_digest([Path(__file__).parent, *templates]),
+                   repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
+                   repr(sorted(ctx.marks.items())), repr(ctx.diff is not None),
+                   repr(structure), repr(network.nogoods), repr(network.meta), repr(network.repos))
+
+
+def texts(ctx: RenderContext) -> dict[str, str]:
+    """id -> hash of the belief's own content (not where it was read: no page shows the
+    line, and an edit above it in a network.json moves every later line)."""
+    return {i: _digest(repr(replace(b, path="", line=0))) for i, b in ctx.evaluation.network.beliefs.items()}
+
+
+@dataclass
+class Cache:
+    """The manifest of the last build in `folder`, and the one this build is writing."""
+
+    folder: Path
+    previous: dict = field(default_factory=dict)
+    current: dict = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, folder: Path) -> "Cache":
+        """The cache in `folder` (empty when missing or unreadable: a cold build)."""
+        try:
+            previous = json.loads((folder / MANIFEST).read_text("utf-8"))
+        except (OSError, ValueError):
+            previous = {}
+        if not isinstance(previous, dict) or previous.get("format") != FORMAT:
+            previous = {}
+        return cls(folder, previous)
+
+    def reusable(self, ctx: RenderContext, out: Path) -> dict[str, list[OutputFile]]:
+        """id -> its files in the previous site, for every belief whose files are unchanged."""
+        self.current = {"format": FORMAT, "salt": salt(ctx), "out": os.path.abspath(out),
+                        "texts": texts(ctx), "beliefs": {}}
+        old = self.previous
+        origin = Path(old.get("out") or "/nonexistent")  # the last site: `out`, or serve's previous folder
+        if old.get("salt") != self.current["salt"] or not (origin / MARKER).is_file():
+            return {}
+        before, now = old.get("texts", {}), self.current["texts"]
+        changed = {i for i in before.keys() | now.keys() if before.get(i) != now.get(i)}
+        reuse: dict[str, list[OutputFile]] = {}
+        for belief_id, entry in old.get("beliefs", {}).items():
+            if belief_id not in ctx.visible or not changed.isdisjoint(entry["reads"]):
+                continue
+            files = [OutputFile(p, b"", str(origin / p)) for p in entry["files"]]
+            if all(os.path.isfile(f.origin) for f in files):  # type: ignore[arg-type]
+                reuse[belief_id] = files
+                self.current["beliefs"][belief_id] = entry
+        return reuse
+
+    def rendered(self, belief_id: str, outputs: Outputs | None) -> None:
+        """Note what a rendered belief's files read (None: reused, already noted)."""
+        if outputs is not None:
+            self.current["beliefs"][outputs.belief_id] = {
+            "files": [f.path for f in outputs.files], "reads": sorted(outputs.reads)}
+
+    def save(self) -> None:
+        """Keep this build's manifest (after the site was written)."""
+        self.current["beliefs"] = dict(sorted(self.current["beliefs"].items()))
+        data = json.dumps(self.current, ensure_ascii=False, separators=(",", ":"))
+        replace_file(self.folder / MANIFEST, data.encode("utf-8"))

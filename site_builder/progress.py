@@ -1,0 +1,74 @@
+"""Build feedback: seconds per stage (`--profile`) and a progress line on a terminal."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Iterable, Iterator, TextIO, TypeVar
+
+T = TypeVar("T")
+
+__all__ = ["Stages", "Progress"]
+
+
+class Stages:
+    """Wall seconds per named stage, in the order first met (a stage may be entered often)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.add(name, time.perf_counter() - start)
+
+    def add(self, name: str, seconds: float) -> None:
+        self.seconds[name] = self.seconds.get(name, 0.0) + seconds
+
+    def timed(self, name: str, items: Iterable[T]) -> Iterator[T]:
+        """`items`, adding the time spent producing each one (not consuming it) to `name`."""
+        iterator = iter(items)
+        while True:
+            start = time.perf_counter()
+            try:
+                item = next(iterator)
+            except StopIteration:
+                self.add(name, time.perf_counter() - start)
+                return
+            self.add(name, time.perf_counter() - start)
+            yield item
+
+    def report(self) -> str:
+        """One line per stage, and the total."""
+        total = sum(self.seconds.values())
+        width = max(len(n) for n in [*self.seconds, "total"])
+        lines = [f"{name:<{width}}  {secs:7.2f} s  {100 * secs / total if total else 0:5.1f}%"
+                 for name, secs in self.seconds.items()]
+        return "\n".join([*lines, f"{'total':<{width}}  {total:7.2f} s"])
+
+
+class Progress:
+    """`label: done/total` rewritten in place, at most ten times a second; silent unless the
+    stream is a terminal (logs and CI stay clean). Call it with (done, total)."""
+
+    def __init__(self, stream: TextIO, label: str) -> None:
+        self._stream, self._label = stream, label
+        self._on = stream.isatty()
+        self._shown = 0.0
+        self._drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if self._on and total and (now - self._shown >= 0.1 or done >= total):
+            self._shown, self._drawn = now, True
+            self._stream.write(f"\r{self._label}: {done}/{total} ({100 * done // total}%)")
+            self._stream.flush()
+
+    def close(self) -> None:
+        """Erase the line (the build's own report follows)."""
+        if self._drawn:
+            self._stream.write("\r\033[K")
+            self._stream.flush()

@@ -1,0 +1,81 @@
+"""Belief files rendered by a pool of worker processes (`--jobs`), in the same order as serially.
+
+Workers are forked: they inherit the build's context (network, evaluation, templates)
+without pickling it, render chunks of beliefs and write their files into the site folder
+(through the writer's sink: file creation is slow on some disks, and the bytes need not
+cross a pipe); results are taken in submission order, so the output is byte-identical to
+a single-process build. Where
+fork is unavailable, or with one job, beliefs render in this process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Callable, Iterable, Iterator, Sequence
+
+import jinja2
+
+from ..model import Belief
+from . import OutputFile, RenderContext
+from .belief import Outputs, belief_outputs
+
+__all__ = ["default_jobs", "renderer"]
+
+CHUNK = 32
+"""Beliefs per task: big enough to amortise a round trip, small enough to balance the cores."""
+
+SERIAL_BELOW = 200
+"""Smaller sites render in this process: starting workers would cost more than it saves."""
+
+_worker: tuple[RenderContext, jinja2.Environment, Counter] | None = None
+"""The context a forked worker renders with (set once per worker by `_start`)."""
+
+
+def default_jobs() -> int:
+    """One worker per usable core."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _start(ctx: RenderContext, env: jinja2.Environment, counts: Counter, sink: Sink | None) -> None:
+    global _worker
+    _worker = (ctx, env, counts, sink)
+
+
+def _chunk(beliefs: list[Belief]) -> list[Outputs]:
+    ctx, env, counts, sink = _worker  # type: ignore[misc]
+    done = [belief_outputs(ctx, env, counts, b) for b in beliefs]
+    if sink is None:
+        return done
+    sink([f for outputs in done for f in outputs.files])  # written here: no bytes sent back
+    return [replace(o, files=tuple(OutputFile(f.path, b"", written=True) for f in o.files)) for o in done]
+
+
+Render = Callable[[Sequence[Belief]], Iterator[Outputs]]
+Sink = Callable[[Iterable[OutputFile]], None]
+
+
+@contextmanager
+def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter, jobs: int,
+             sink: Sink | None = None) -> Iterator[Render]:
+    """A function rendering beliefs to `Outputs`, in order, with `jobs` processes; with a
+    `sink` (writing files into the site folder) the workers write the files themselves."""
+    if jobs <= 1 or len(ctx.visible) < SERIAL_BELOW or "fork" not in multiprocessing.get_all_start_methods():
+        yield lambda beliefs: (belief_outputs(ctx, env, counts, b) for b in beliefs)
+        return
+    pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_start, initargs=(ctx, env, counts, sink))
+    try:
+        def run(beliefs: Sequence[Belief]) -> Iterator[Outputs]:
+            chunks = [list(beliefs[k:k + CHUNK]) for k in range(0, len(beliefs), CHUNK)]
+            for done in pool.imap(_chunk, chunks):
+                yield from done
+        yield run
+    finally:
+        pool.terminate()
+        pool.join()

@@ -1,0 +1,252 @@
+"""Issue 7: parallel rendering, incremental builds, progress and --profile.
+
+Parallel and incremental builds must write exactly the site a cold single-process build
+writes: every test compares whole output trees byte for byte (tests/test_build.tree_digest).
+The network is a seeded generated one (bench/generate.py), large enough for the worker pool.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from site_builder.progress import Progress, Stages
+from site_builder.render import parallel
+
+from .conftest import EXAMPLE, ROOT
+from .test_build import tree_digest
+
+SIZE = 600  # > parallel.SERIAL_BELOW: the pool is used
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("gen") / "network.json"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "generate.py"), str(SIZE), "-o", str(path)],
+                   check=True, capture_output=True)
+    return path
+
+
+def _build(cli, source: Path, out: Path, *extra: str) -> str:
+    code, _, err = cli("build", source, "-o", out, "--no-search", *extra)
+    assert code == 0, err
+    return err
+
+
+def _cold(cli, source: Path, out: Path, *extra: str) -> dict[str, str]:
+    shutil.rmtree(out, ignore_errors=True)
+    _build(cli, source, out, "--no-cache", "-j", "1", *extra)
+    return tree_digest(out)
+
+
+# --- parallel -----------------------------------------------------------------------------
+
+def test_parallel_build_writes_the_serial_site_from_worker_processes(cli, generated, tmp_path, monkeypatch):
+    pids = tmp_path / "pids"
+    real = parallel.belief_outputs
+
+    def noting(ctx, env, counts, belief):  # forked workers inherit this patch
+        with open(pids, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return real(ctx, env, counts, belief)
+
+    monkeypatch.setattr(parallel, "belief_outputs", noting)
+    serial = _cold(cli, generated, tmp_path / "serial")
+    pids.unlink()
+    _build(cli, generated, tmp_path / "parallel", "--no-cache", "-j", "2")
+    assert tree_digest(tmp_path / "parallel") == serial
+    workers = set(pids.read_text().split())
+    assert len(workers) == 2 and str(os.getpid()) not in workers
+
+
+def test_parallel_build_with_search_equals_serial(cli, generated, tmp_path):
+    one = tmp_path / "one"
+    cli("build", generated, "-o", one, "--no-cache", "-j", "1")
+    two = tmp_path / "two"
+    code, _, err = cli("build", generated, "-o", two, "--no-cache", "-j", "2")
+    assert code == 0, err
+    assert (two / "pagefind").is_dir() and tree_digest(two) == tree_digest(one)
+
+
+# --- incremental --------------------------------------------------------------------------
+
+def _edit(path: Path, change) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data["nodes"])
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+def _busy_premise(nodes: dict) -> str:
+    counts = {i: 0 for i in nodes}
+    for node in nodes.values():
+        for j in node.get("justifications", ()):
+            for a in j.get("antecedents", ()):
+                counts[a] = counts.get(a, 0) + 1
+    return max((i for i, n in nodes.items() if not n.get("justifications") and n.get("truth_value") == "IN"),
+               key=lambda i: (counts[i], i))
+
+
+def _derived(nodes: dict) -> str:
+    return sorted(i for i, n in nodes.items() if n.get("justifications"))[len(nodes) // 3]
+
+
+def _leaf_premise(nodes: dict) -> str:
+    cited = {a for n in nodes.values() for j in n.get("justifications", ()) for a in
+             (*j.get("antecedents", ()), *j.get("outlist", ()))}
+    return sorted(i for i, n in nodes.items() if not n.get("justifications") and i not in cited)[0]
+
+
+def _claim(nodes):
+    target = nodes[_derived(nodes)]
+    target["text"] = "Edited: ünïcode & <b>markup</b>. " + target["text"]
+
+
+def _premise_claim(nodes):
+    nodes[_busy_premise(nodes)]["text"] = "A rewritten claim of a busy premise."
+
+
+def _retract(nodes):
+    nodes[_busy_premise(nodes)]["truth_value"] = "OUT"
+
+
+def _justify(nodes):
+    target = _derived(nodes)
+    nodes[target]["justifications"][0]["antecedents"].append(_busy_premise(nodes))
+
+
+def _add(nodes):
+    nodes["zz-new-belief"] = {"text": "A new premise.", "truth_value": "IN", "justifications": []}
+
+
+def _remove(nodes):
+    del nodes[_leaf_premise(nodes)]
+
+
+def _metadata(nodes):
+    first, other = _derived(nodes), _leaf_premise(nodes)
+    nodes[other].setdefault("metadata", {})["challenges"] = [first]
+    nodes[first].setdefault("metadata", {})["note"] = "metadata only"
+
+
+def _nothing(nodes):
+    pass
+
+
+EDITS = {"claim": _claim, "busy premise claim": _premise_claim, "retract premise": _retract,
+         "justification": _justify, "add belief": _add, "remove belief": _remove,
+         "metadata and challenges": _metadata, "no-op": _nothing}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, generated, tmp_path, edit):
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, source, site, "--cache-dir", cache)
+    before = tree_digest(site)
+    _edit(source, EDITS[edit])
+    report = _build(cli, source, site, "--cache-dir", cache)
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+    kept = int(report.split("unchanged belief pages kept")[0].rsplit(",", 1)[1]) if "kept" in report else 0
+    if edit in ("claim", "metadata and challenges", "no-op"):
+        assert kept > SIZE // 2  # only the pages that show the edited beliefs were rendered
+    if edit == "no-op":
+        assert kept == SIZE and tree_digest(site) == before
+    if edit in ("retract premise", "justification", "add belief", "remove belief"):
+        assert kept == 0  # statuses or structure changed: every page may show it
+
+
+def test_a_claim_edit_rerenders_its_neighbours_and_links_the_rest(cli, generated, tmp_path):
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, source, site, "--cache-dir", cache)
+    nodes = json.loads(source.read_text())["nodes"]
+    edited = _derived(nodes)
+    antecedent = nodes[edited]["justifications"][0]["antecedents"][0]
+    untouched = _leaf_premise(nodes)
+    inode = {i: (site / "belief" / i / "index.html").stat().st_ino for i in (edited, antecedent, untouched)}
+    _edit(source, _claim)
+    _build(cli, source, site, "--cache-dir", cache)
+    after = {i: (site / "belief" / i / "index.html").stat().st_ino for i in inode}
+    assert after[untouched] == inode[untouched]  # hard-linked, not written
+    assert after[edited] != inode[edited] and after[antecedent] != inode[antecedent]
+    assert "Edited: ünïcode &amp; &lt;b&gt;markup&lt;/b&gt;." in (site / "belief" / antecedent / "index.html").read_text()
+
+
+def test_a_template_or_config_change_rebuilds_everything(cli, tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLE, project / "beliefs")
+    (project / "mkdocs.yml").write_text("site_name: One\n", encoding="utf-8")
+    site = project / "site"
+    code, _, err = cli("build", "--config", project / "mkdocs.yml", "-o", site, "--no-search")
+    assert code == 0, err
+    assert (project / ".belief-site-cache" / "manifest.json").is_file()  # default: beside mkdocs.yml
+    (project / "mkdocs.yml").write_text("site_name: Two\n", encoding="utf-8")
+    code, _, err = cli("build", "--config", project / "mkdocs.yml", "-o", site, "--no-search")
+    assert code == 0 and "kept" not in err
+    assert "Two" in (site / "belief" / "attention-is-structured-directed-computation" / "index.html").read_text()
+
+
+def test_the_cache_is_never_inside_the_output_folder(cli, tmp_path):
+    site = tmp_path / "site"
+    code, _, err = cli("build", EXAMPLE, "-o", site, "--cache-dir", site / "cache", "--no-search")
+    assert code == 1 and "E801" in err and "cache" in err and not site.exists()
+
+
+def test_no_cache_neither_reads_nor_writes_a_cache(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--no-cache", "--no-search")
+    assert code == 0, err
+    assert not (tmp_path / ".belief-site-cache").exists()
+
+
+def test_a_corrupt_cache_gives_a_cold_build(cli, tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "manifest.json").write_text("{not json", encoding="utf-8")
+    code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--cache-dir", cache, "--no-search")
+    assert code == 0, err
+    assert json.loads((cache / "manifest.json").read_text())["format"] == 1
+
+
+# --- progress and profile ---------------------------------------------------------------------
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_shows_only_on_a_terminal():
+    plain, terminal = io.StringIO(), _Terminal()
+    for stream in (plain, terminal):
+        progress = Progress(stream, "rendering beliefs")
+        for done in range(1, 4):
+            progress(done, 3)
+        progress.close()
+    assert plain.getvalue() == ""
+    assert "\rrendering beliefs: 3/3 (100%)" in terminal.getvalue() and terminal.getvalue().endswith("\033[K")
+
+
+def test_profile_reports_seconds_per_stage(cli, tmp_path):
+    code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--profile", "--no-cache")
+    assert code == 0, err
+    for stage in ("read and evaluate", "belief files", "site files", "search (waiting for Pagefind)",
+                  "write", "total"):
+        assert any(line.startswith(stage) and line.rstrip().endswith(("%", " s")) for line in err.splitlines()), stage
+
+
+def test_stages_add_up():
+    stages = Stages()
+    stages.add("a", 1.0)
+    stages.add("b", 3.0)
+    stages.add("a", 1.0)
+    assert stages.report().splitlines() == ["a         2.00 s   40.0%", "b         3.00 s   60.0%",
+                                            "total     5.00 s"]
