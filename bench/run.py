@@ -2,21 +2,30 @@
 
     python bench/run.py [--sizes 1000,5000,10000,50000] [--quick] [--out DIR] [--skip-mkdocs]
                         [--chain N] [--fan N] [--rebuild-size N] [--shared NAMES] [--seed S] [--keep]
+                        [--no-drop-caches]
 
 Inputs: seeded generated networks of each size (bench/generate.py), the shared real networks
 ($BELIEF_SHARED/networks or ../shared/networks), a chain and a fan. For each input:
 
-- full:    `belief-site build NETWORK -o DIR -q` (diagrams, search, exports: the whole site),
-           cold, into a fresh folder, in its own process.
-- floor:   the same process doing the least a site needs: check -> context -> panels -> the
-           belief pages only (pages.page_specs/render_page, no diagrams) -> write_site; no search,
-           no listings, badges, exports or assets.
+- full:    `belief-site build NETWORK -o DIR --no-cache` (diagrams, search, exports: the whole
+           site), cold, into a fresh folder, in its own process. At the rebuild size it also
+           runs with `--profile`; its seconds per stage are printed below the table.
+- floor:   the least a site needs, with the build's own machinery: check -> context -> the
+           belief files (page, index.json, badges: render.belief through parallel.renderer,
+           default_jobs() workers writing through write_site's sink), with no diagrams
+           (ctx.diagrams holds "" for every id), no search, no listings, exports or assets.
 - mkdocs:  `mkdocs build` on a temporary MkDocs project holding the same beliefs as one Markdown
            page each (title = id, status, claim, antecedent links), theme `mkdocs`, default search
            plugin, `nav: [index.md]` (belief pages not in the nav), no diagrams. Writing the
            Markdown files is not timed.
-- rebuilds (one size): edit one belief's claim, then retract the premise with the most
-           dependents (truth_value OUT); each is a full rebuild (no cache yet) into the existing site.
+- rebuilds (one size, default 10k), all but the last without search: a cold build
+           (`--no-search --no-cache`, row "full, no search"); a base build filling a cache
+           (`--cache-dir`, row "rebuild base"); then, into the same site with the same cache,
+           an incremental build after editing one belief's claim, and one after also retracting
+           the premise with the most dependents (truth_value OUT). Their notes give the cold /
+           incremental ratio (target: at least 10x) and the belief pages kept (from the build's
+           last line). The search re-index is measured apart: a base build with search and its
+           own cache, then the claim edit with search; that row's indexer CPU is the re-index.
 
 How it measures: every measured run is a separate process started from here; wall time is
 taken around it (interpreter start and imports included, as for mkdocs). Peak memory is each
@@ -29,9 +38,17 @@ Python process that os.wait4s it: its ru_maxrss is Pagefind's own peak (floor ~1
 proxy) and its utime+stime Pagefind's CPU. The build and Pagefind overlap in time, so the peak
 of the whole tree is at most their sum.
 
-`--quick` runs the first size only (1k unless --sizes says otherwise) and the real networks,
-without chain and fan: the smoke test and CI use it. The table is printed and written, with the
-raw figures, to OUT/bench.txt and OUT/bench.json.
+Before every measured run (ours and mkdocs alike) the page cache is dropped (`sync`, then 3
+into /proc/sys/vm/drop_caches) when that file is writable, i.e. as root; `--no-drop-caches`
+turns it off. Why: on the benchmark VM file creation slows sharply as the page cache fills
+(creating 40,000 1 KB files took 1.5 s right after dropping caches, 10-12 s after a few large
+builds), which made the builds run late in a benchmark look several times slower. The header
+line says whether caches were dropped.
+
+`--quick` runs the first size only (1k unless --sizes says otherwise, the rebuilds and the
+profile at that size too) and the real networks, without chain and fan: the smoke test and CI
+use it. The table is printed and written, with the raw figures, to OUT/bench.txt and
+OUT/bench.json.
 """
 
 from __future__ import annotations
@@ -40,6 +57,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -56,6 +74,10 @@ import generate as gen  # noqa: E402
 
 TIMEOUT = 3600
 """Seconds one measured process may take before it is killed (and reported as such)."""
+
+DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+drop_caches = False
+"""Drop the page cache before each measured run (set by main: root, and no --no-drop-caches)."""
 
 # Peak RSS of the current process: VmHWM of its own address space. Not getrusage(RUSAGE_SELF):
 # on Linux exec keeps the parent's high-water mark in ru_maxrss (the signal struct's maxrss is
@@ -121,7 +143,8 @@ atexit.register(record)
 runpy.run_module("mkdocs", run_name="__main__", alter_sys=True)
 """
 
-# The floor: the same core, only the belief pages, no diagrams and no search.
+# The floor: the full build's worker pool and writer, only the belief files, no diagrams
+# (an empty diagram per id: belief_outputs then draws none) and no search.
 _FLOOR = _HWM + """\
 import json, sys
 from dataclasses import replace
@@ -129,22 +152,19 @@ from pathlib import Path
 stats, source, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 from site_builder.config import SiteConfig
 from site_builder.pipeline import check, _context
-from site_builder.render import OutputFile
-from site_builder.render import pages
-from site_builder.render.panels import compute_panels
+from site_builder.render import pages, parallel
 from site_builder.write import write_site
 config = SiteConfig(source=str(source), search=False)
 checked = check(source, config.panel_max_items)
 ctx = _context(checked, config, source)
-ctx = replace(ctx, panels=compute_panels(ctx.evaluation, ctx.visible, config.panel_max_items,
-                                         ctx.is_visible))
+ctx = replace(ctx, diagrams={i: "" for i in ctx.visible})
 env, counts = pages.environment(ctx), pages.site_counts(ctx)
-def belief_pages():
-    for spec in pages.page_specs(ctx):
-        if spec.template != "belief.html":
-            return  # belief pages come first; the listings are not part of the floor
-        yield OutputFile(spec.path, pages.render_page(env, ctx, spec, counts).encode("utf-8"))
-count, problems = write_site(belief_pages(), out)
+def belief_files(sink):
+    with parallel.renderer(ctx, env, counts, parallel.default_jobs(), sink) as workers:
+        for outputs in workers.beliefs(ctx.shown()):
+            yield from outputs.files
+written, problems = write_site(belief_files, out)
+count = len(written)
 with open(stats, "w") as f:
     json.dump({"self_rss_kb": _hwm_kb(), "child_rss_kb": 0, "child_cpu_s": 0.0, "files": count}, f)
 sys.exit(1 if problems else 0)
@@ -180,6 +200,9 @@ def _measure(cmd: list[str], cwd: Path, log: Path, stats: Path | None = None) ->
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     if stats is not None:
         stats.unlink(missing_ok=True)
+    if drop_caches:  # a filling page cache slows file creation: every run starts empty
+        os.sync()
+        DROP_CACHES.write_text("3\n")
     with open(log, "wb") as out:
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
@@ -202,7 +225,10 @@ def _measure(cmd: list[str], cwd: Path, log: Path, stats: Path | None = None) ->
     found = {"wall_s": wall, "exit_code": proc.returncode, "wait4_rss_kb": usage.ru_maxrss,
              "killed": killed.is_set()}
     if stats is not None and stats.is_file():
-        found.update(json.loads(stats.read_text()))
+        try:
+            found.update(json.loads(stats.read_text()))
+        except ValueError:  # the wrapper died writing it: the row shows the exit code
+            pass
     return found
 
 
@@ -224,10 +250,27 @@ def _row(name: str, run: str, n: int, m: dict, indexer: bool = False) -> Row:
     return row
 
 
-def build(network: Path, out: Path, work: Path, tag: str) -> dict:
-    stats = work / f"{tag}.stats.json"
-    cmd = [sys.executable, "-c", _BUILD, str(stats), "build", str(network), "-o", str(out), "-q"]
-    return _measure(cmd, work, work / f"{tag}.log", stats)
+def build(network: Path, out: Path, work: Path, tag: str, *flags: str) -> dict:
+    """One `belief-site build` (not -q: its last line counts the pages an incremental build kept)."""
+    stats, log = work / f"{tag}.stats.json", work / f"{tag}.log"
+    cmd = [sys.executable, "-c", _BUILD, str(stats), "build", str(network), "-o", str(out), *flags]
+    found = _measure(cmd, work, log, stats)
+    return {**found, **from_log(log.read_text(encoding="utf-8", errors="replace"), "--profile" in flags)}
+
+
+_KEPT = re.compile(r"(\d+) unchanged belief pages kept")
+_STAGE = re.compile(r"^(\S.*?)\s+(\d+\.\d+) s(?:\s+\d+\.\d%)?$")  # progress.Stages.report lines
+
+
+def from_log(text: str, profile: bool) -> dict:
+    """Pages kept from the previous site (0 for a cold build) and, with --profile, the stages."""
+    kept = _KEPT.search(text)
+    found: dict = {"kept": int(kept.group(1)) if kept else 0}
+    if profile:
+        lines = [line for line in text.splitlines() if _STAGE.match(line)]
+        found["profile"] = lines
+        found["stages"] = {m[1]: float(m[2]) for m in map(_STAGE.match, lines)}
+    return found
 
 
 def floor(network: Path, out: Path, work: Path, tag: str) -> dict:
@@ -318,10 +361,12 @@ def _log(message: str) -> None:
 
 
 def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], skip_mkdocs: bool,
-              with_floor: bool = True, with_mkdocs: bool = True, keep: bool = False) -> None:
+              with_floor: bool = True, with_mkdocs: bool = True, keep: bool = False,
+              profile: bool = False) -> None:
     site = work / f"{name}-site"
     _log(f"{name}: full build ({n} beliefs)")
-    full = _row(name, "full", n, build(network, site, work, f"{name}-full"), indexer=True)
+    flags = ("--no-cache", "--profile") if profile else ("--no-cache",)
+    full = _row(name, "full", n, build(network, site, work, f"{name}-full", *flags), indexer=True)
     rows.append(full)
     if not keep:
         shutil.rmtree(site, ignore_errors=True)
@@ -343,26 +388,84 @@ def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], ski
                     r.vs_mkdocs = mk.wall_s / r.wall_s
 
 
-def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) -> None:
-    site = work / f"{name}-rebuild-site"
-    shutil.rmtree(site, ignore_errors=True)
-    _log(f"{name}: build before the rebuilds")
-    build(network, site, work, f"{name}-rebuild-base")
-    edited = work / f"{name}-edited.json"
-    belief_id = edited_claim(network, edited)
-    _log(f"{name}: rebuild after editing {belief_id}")
-    row = _row(name, "rebuild: 1 claim edited", n, build(edited, site, work, f"{name}-rebuild-edit"), True)
-    row.note = "; ".join(filter(None, ["full rebuild (no cache yet)", row.note]))
+EDITED = "rebuild: 1 claim edited (incremental, no search)"
+RETRACTED = "rebuild: premise retracted (incremental, no search)"
+REINDEXED = "rebuild: 1 claim edited (incremental, with search)"
+
+
+def _note(row: Row, *parts: str) -> None:
+    row.note = "; ".join(filter(None, [*parts, row.note]))
+
+
+def _speedup(cold: Row, row: Row) -> float | None:
+    return cold.wall_s / row.wall_s if cold.exit_code == 0 and row.exit_code == 0 else None
+
+
+def _incremental(rows: list[Row], cold: Row, run: str, m: dict, indexer: bool = False) -> Row:
+    """A row of an incremental build, noting its speed-up over the cold one and the pages kept."""
+    row = _row(cold.input, run, cold.beliefs, m, indexer)
+    ratio = _speedup(cold, row)
+    _note(row, "" if ratio is None else f"cold no search / this = {ratio:.1f}x",
+          f"{m['kept']}/{cold.beliefs} pages kept")
     rows.append(row)
-    retracted = work / f"{name}-retracted.json"
-    premise, dependents = retracted_premise(network, retracted)
-    _log(f"{name}: rebuild after retracting {premise} ({dependents} direct dependents)")
-    row = _row(name, "rebuild: premise retracted", n,
-               build(retracted, site, work, f"{name}-rebuild-retract"), True)
-    row.note = "; ".join(filter(None, [f"full rebuild (no cache yet); {premise}: "
-                                       f"{dependents} direct dependents", row.note]))
-    rows.append(row)
-    shutil.rmtree(site, ignore_errors=True)
+    return row
+
+
+def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) -> dict:
+    """Cold and incremental rebuilds at one size; returns their summary for the report.
+
+    Each cache's network is edited in place: the cache's salt holds the config, source path
+    included, so a copy under another name would be a cold build."""
+    source, searched = work / f"{name}-rebuild.json", work / f"{name}-rebuild-search.json"
+    site, search_site = work / f"{name}-rebuild-site", work / f"{name}-rebuild-search-site"
+    cache, search_cache = work / f"{name}-cache", work / f"{name}-search-cache"
+    for path in (site, search_site, cache, search_cache):
+        shutil.rmtree(path, ignore_errors=True)
+    shutil.copyfile(network, source)
+    shutil.copyfile(network, searched)
+    _log(f"{name}: cold build without search")
+    cold = _row(name, "full, no search", n, build(network, work / f"{name}-nosearch-site", work,
+                                                  f"{name}-nosearch", "--no-search", "--no-cache"))
+    rows.append(cold)
+    shutil.rmtree(work / f"{name}-nosearch-site", ignore_errors=True)
+    cached = ("--no-search", "--cache-dir", str(cache))
+    _log(f"{name}: base build filling the cache")
+    base = _row(name, "rebuild base", n, build(source, site, work, f"{name}-rebuild-base", *cached))
+    _note(base, "cold, fills the cache of the rebuilds below")
+    rows.append(base)
+    belief_id = edited_claim(source, source)
+    _log(f"{name}: incremental rebuild after editing {belief_id}")
+    edit = _incremental(rows, cold, EDITED, build(source, site, work, f"{name}-rebuild-edit", *cached))
+    premise, dependents = retracted_premise(source, source)  # on top of the edit: one change
+    _log(f"{name}: incremental rebuild after retracting {premise} ({dependents} direct dependents)")
+    retract = _incremental(rows, cold, RETRACTED, build(source, site, work, f"{name}-rebuild-retract", *cached))
+    _note(retract, f"{premise}: {dependents} direct dependents")
+    # The search index is rebuilt whole on every build: its cost, apart, after the same edit.
+    with_search = ("--cache-dir", str(search_cache))
+    _log(f"{name}: base build with search, then the claim edit again")
+    build(searched, search_site, work, f"{name}-rebuild-search-base", *with_search)
+    edited_claim(searched, searched)
+    reindex = _incremental(rows, cold, REINDEXED,
+                           build(searched, search_site, work, f"{name}-rebuild-search-edit", *with_search), True)
+    _note(reindex, "indexer CPU = the search re-index")
+    for path in (site, search_site, cache, search_cache):
+        shutil.rmtree(path, ignore_errors=True)
+    return {"input": name, "beliefs": n, "cold_no_search_s": cold.wall_s,
+            "claim_edited_s": edit.wall_s, "claim_edited_speedup": _speedup(cold, edit),
+            "claim_edited_kept": edit.extra["kept"], "premise_retracted_s": retract.wall_s,
+            "premise_retracted_speedup": _speedup(cold, retract), "premise_retracted_kept": retract.extra["kept"],
+            "reindex_cpu_s": reindex.indexer_cpu_s}
+
+
+def incremental_summary(found: dict) -> str:
+    def x(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1f}x"
+    return (f"incremental rebuild at {found['input']} (no search): cold {found['cold_no_search_s']:.2f} s / "
+            f"1 claim edited {found['claim_edited_s']:.2f} s = {x(found['claim_edited_speedup'])} "
+            f"(target >= 10x), {found['claim_edited_kept']}/{found['beliefs']} pages kept; premise retracted "
+            f"{found['premise_retracted_s']:.2f} s = {x(found['premise_retracted_speedup'])}, "
+            f"{found['premise_retracted_kept']} kept; search re-index "
+            f"{_fmt(found['reindex_cpu_s'], '.2f')} s CPU")
 
 
 def machine() -> dict:
@@ -433,7 +536,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated shared networks to run, by file stem (default: all; 'none': none)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", action="store_true", help="keep the built sites under OUT/work")
+    parser.add_argument("--no-drop-caches", dest="drop_caches", action="store_false",
+                        help="do not drop the page cache before each run (it is dropped when writable)")
     args = parser.parse_args(argv)
+    global drop_caches
+    drop_caches = args.drop_caches and os.access(DROP_CACHES, os.W_OK)
 
     sizes = [int(s) for s in (args.sizes or ("1000" if args.quick else "1000,5000,10000,50000")).split(",") if s]
     if args.quick:
@@ -446,14 +553,15 @@ def main(argv: list[str] | None = None) -> int:
     info = machine()
     started = time.perf_counter()
     rows: list[Row] = []
+    incremental = None
 
     for n in sizes:
         name = f"gen-{_label(n)}"
         network = work / f"{name}.json"
         network.write_text(gen.with_stored_values(gen.generate(n, args.seed)), encoding="utf-8")
-        run_input(name, network, n, work, rows, args.skip_mkdocs, keep=args.keep)
+        run_input(name, network, n, work, rows, args.skip_mkdocs, keep=args.keep, profile=n == rebuild)
         if n == rebuild:
-            run_rebuilds(name, network, n, work, rows)
+            incremental = run_rebuilds(name, network, n, work, rows)
     wanted = None if args.shared is None else set(args.shared.split(","))
     for path in shared_networks():
         if wanted is not None and path.stem not in wanted:
@@ -471,21 +579,30 @@ def main(argv: list[str] | None = None) -> int:
     if 50_000 in sizes and 5_000 in sizes:
         ratios["50k/5k"] = growth(rows, 50_000, 5_000)
     lines = [f"belief-site build benchmark: {info['cpus']} CPUs ({info['processor']}), "
-             f"{info.get('memory_gb', '?')} GB, Python {info['python']}, mkdocs {info['mkdocs']}, {info['platform']}",
-             "full = belief-site build (diagrams + Pagefind search); floor = same process, belief pages only "
-             "(no diagrams, no search, no listings/exports); mkdocs = mkdocs build, same beliefs as pages, "
-             "theme mkdocs + search, not in nav",
+             f"{info.get('memory_gb', '?')} GB, Python {info['python']}, mkdocs {info['mkdocs']}, {info['platform']}, "
+             f"page cache {'dropped before each run' if drop_caches else 'not dropped'}",
+             "full = cold belief-site build --no-cache (diagrams + Pagefind search); floor = the same worker "
+             "pool and writer, belief files only (page, index.json, badges; no diagrams, no search, no "
+             "listings/exports); mkdocs = mkdocs build, same beliefs as pages, theme mkdocs + search, not in nav",
              "peak RSS = the process's own VmHWM; indexer = Pagefind (a child of the build, overlapping it: "
              "ru_maxrss and CPU via os.wait4 in a proxy); mkdocs/ours > 1 means belief-site is faster", ""]
     lines += table(rows)
     lines.append("")
     for key, found in ratios.items():
         lines.append(f"growth {key} wall (linear = 10.0): " + ", ".join(f"{k} {v:.2f}" for k, v in found.items()))
+    if incremental is not None:
+        lines.append(incremental_summary(incremental))
+    for r in rows:
+        if r.run == "full" and r.extra.get("profile"):
+            lines += ["", f"stages of the {r.input} full build (--profile):",
+                      *(f"  {line}" for line in r.extra["profile"])]
+    lines.append("")
     lines.append(f"benchmark wall time: {time.perf_counter() - started:.0f} s; logs in {work}")
     text = "\n".join(lines)
     print(text)
     (out / "bench.txt").write_text(text + "\n", encoding="utf-8")
-    report = {"machine": info, "columns": list(COLUMNS), "ratios": ratios,
+    report = {"machine": info, "page_cache_dropped": drop_caches, "columns": list(COLUMNS), "ratios": ratios,
+              "incremental": incremental,
               "rows": [{**{k: v for k, v in asdict(r).items() if k != "extra"},
                         "ms_per_belief": r.ms_per_belief, "raw": r.extra} for r in rows]}
     (out / "bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

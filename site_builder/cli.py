@@ -101,11 +101,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-going", action="store_true", help="leave out files with errors and build the rest")
     p.add_argument("--diff-base", metavar="REV", help="add changes/ (what changed since REV: a git "
                    "revision, git:REV[:PATH], a folder or a network.json) and mark changed beliefs")
-    p.add_argument("--jobs", "-j", type=int, metavar="N", default=None,
+    p.add_argument("--jobs", "-j", type=positive_integer, metavar="N", default=None,
                    help="processes rendering belief pages (default: one per core; output is the same)")
     p.add_argument("--cache-dir", metavar="DIR", default=None,
                    help="incremental build cache (default: .belief-site-cache/ beside mkdocs.yml); "
-                   "unchanged belief pages are linked from the previous site, not rendered")
+                   "unchanged belief pages are kept from the previous site, not rendered")
     p.add_argument("--no-cache", action="store_true", help="a cold build: render everything, "
                    "neither read nor write the cache")
     p.add_argument("--profile", action="store_true", help="print the seconds each stage took")
@@ -235,6 +235,14 @@ def cmd_export(args: argparse.Namespace) -> int:
         replace_file(Path(args.output), data)
         print(f"wrote {len(checked.parsed.network.beliefs)} beliefs to {args.output}", file=sys.stderr)
     return OK
+
+
+def positive_integer(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
 
 
 def cmd_build(args: argparse.Namespace) -> int:

@@ -18,11 +18,11 @@ from .parse import Parsed, parse
 from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
 from .evaluate.visibility import visible_ids
-from .cache import Cache
+from .cache import Cache, Reuse
 from .progress import Stages
-from .render import RenderContext, render
+from .render import OutputFile, RenderContext, render
 from .render.search import SearchError
-from .write import write_site
+from .write import update_site, write_site
 
 __all__ = ["Checked", "Built", "check", "build", "formatted", "imported", "exported"]
 
@@ -108,7 +108,7 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
 
     `diff_base` (a git revision, git:REV[:PATH], a folder or a network.json) adds the changes
     page and marks changed beliefs; `jobs` processes render the belief files; with a `cache`
-    folder, beliefs whose files cannot have changed since the last build there are linked,
+    folder, beliefs whose files cannot have changed since the last build there are kept,
     not rendered (cache.py); `stages` collects seconds per stage; `progress(done, total)`
     is called as belief files are written."""
     stages = stages or Stages()
@@ -134,8 +134,7 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
                 return Built(kept, (*checked.diagnostics, *unreadable), 0, False)
             diff = compare(base, side_of(config.source, kept.evaluation), config.panel_max_items)
         ctx = replace(ctx, diff=diff, marks=diff.marks())
-    store = None
-    reuse: dict = {}
+    store, reused = None, None
     if cache is not None:
         if Path(os.path.abspath(cache)).is_relative_to(os.path.abspath(out)):
             problem = Diagnostic(str(cache), 0, "E801", "the cache folder is inside the output folder",
@@ -143,11 +142,11 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
             return Built(kept, (*diagnostics, problem), 0, False)
         with stages.stage("cache"):
             store = Cache.open(cache)
-            reuse = store.reusable(ctx, out)
+            reused = store.reusable(ctx)
     try:
         with stages.stage("total render and write"):
             done = _done(store, progress, len(ctx.visible))
-            count, problems = write_site(lambda sink: render(ctx, jobs, reuse, done, stages, sink), out)
+            paths, problems = _write(ctx, out, jobs, reused, done, stages)
     except SearchError as exc:  # e.g. no Pagefind binary: a diagnostic, never a traceback
         problem = Diagnostic(str(source), 0, "E803", str(exc), exc.hint)
         return Built(kept, (*diagnostics, problem), 0, False)
@@ -155,8 +154,24 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     stages.add("write", stages.seconds.pop("total render and write") - produced)
     if store is not None and not problems:
         with stages.stage("cache"):
-            store.save()
-    return Built(kept, (*diagnostics, *problems), count, not problems, len(reuse))
+            store.save(out, paths)
+    return Built(kept, (*diagnostics, *problems), len(paths), not problems,
+                 len(reused.files) if reused else 0)
+
+
+def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done, stages: Stages):
+    """Render into `out`: a whole new site, or (incremental, into the last build's folder)
+    only what changed; kept files are then left in place, or hard-linked from the previous
+    folder when writing elsewhere (serve)."""
+    if reused is None:
+        return write_site(lambda sink: render(ctx, jobs, None, done, stages, sink), out)
+    if os.path.abspath(reused.origin) == os.path.abspath(out):
+        keep = {p for paths in reused.files.values() for p in paths}
+        skip = {i: () for i in reused.files}
+        return update_site(lambda sink: render(ctx, jobs, skip, done, stages, sink), out, keep,
+                           reused.previous)
+    links = {i: [OutputFile(p, b"", str(reused.origin / p)) for p in paths] for i, paths in reused.files.items()}
+    return write_site(lambda sink: render(ctx, jobs, links, done, stages, sink), out)
 
 
 _RENDER_STAGES = ("belief files", "site files", "search (waiting for Pagefind)")

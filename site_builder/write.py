@@ -11,7 +11,7 @@ from typing import Callable, Iterable
 
 from .diagnostics import Diagnostic
 
-__all__ = ["write_files", "replace_file", "write_site", "store_all", "UnsafePath", "MARKER"]
+__all__ = ["write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath", "MARKER"]
 
 
 def write_files(files: Iterable[tuple[Path, bytes]], force: bool = False) -> list[Diagnostic]:
@@ -70,34 +70,83 @@ def _safe_relative(path: str) -> bool:
     return bool(path) and not path.startswith("/") and ".." not in parts and "" not in parts[:-1]
 
 
-def write_site(files: Iterable | Callable[[Callable], Iterable], out: Path) -> tuple[int, list[Diagnostic]]:
+Files = Iterable | Callable[[Callable], Iterable]
+"""OutputFiles, or a function of a sink (`store_all` bound to the temporary folder, for worker
+processes to write files themselves; they pass them on with `written=True`) returning them."""
+
+
+def write_site(files: Files, out: Path) -> tuple[set[str], list[Diagnostic]]:
     """Write a whole site into a temporary folder beside `out`, then swap it in.
 
-    Files are consumed as they come (a site is never held in memory whole). `files` may be
-    a function of a sink: it gets `store_all` bound to the temporary folder, for worker
-    processes to write files themselves (they then pass them on with `written=True`). A
-    failure at any point leaves the previous site untouched. Returns (files written, problems).
+    Files are consumed as they come (a site is never held in memory whole). A failure at any
+    point leaves the previous site untouched. Returns (paths written, problems).
     """
     refusal = _refusal(out)
     if refusal:
-        return 0, [refusal]
+        return set(), [refusal]
     out.parent.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
     try:
-        stream = files(partial(store_all, temp)) if callable(files) else files
-        try:
-            written, problems = _fill(temp, stream)
-        except UnsafePath as exc:  # from a worker's store_all
-            written, problems = 0, [Diagnostic(str(exc), 0, "E801", "output path outside the site")]
+        written, problems = _fill_from(temp, files)
         if problems:
             shutil.rmtree(temp)
-            return 0, problems
+            return set(), problems
         (temp / MARKER).write_bytes(_MARKER_TEXT)
         _swap(temp, out)
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
     return written, []
+
+
+def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str]) -> tuple[set[str], list[Diagnostic]]:
+    """An incremental build: every new or changed file is written into a temporary folder
+    first; only when all are written do they replace their old versions in `out` (each
+    with one rename). Files in `keep` stay as they are; files of the previous build
+    (`previous`) that this one neither kept nor wrote are removed. Returns (paths, problems).
+    """
+    refusal = _refusal(out)
+    if refusal:
+        return set(), [refusal]
+    temp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
+    try:
+        written, problems = _fill_from(temp, files)
+        if not problems and written & keep:
+            problems = [Diagnostic(sorted(written & keep)[0], 0, "E801", "output path written twice")]
+        if problems:
+            return set(), problems
+        made: set[str] = set()
+        for path in sorted(written):
+            parent = path.rpartition("/")[0]
+            if parent not in made:
+                (out / parent).mkdir(parents=True, exist_ok=True)
+                made.add(parent)
+            os.replace(temp / path, out / path)
+        for path in sorted(previous - keep - written, reverse=True):
+            (out / path).unlink(missing_ok=True)
+            _prune(out, path)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+    return written | keep, []
+
+
+def _prune(out: Path, path: str) -> None:
+    """Remove the folders of a removed file that are now empty (a removed belief's folder)."""
+    parent = path.rpartition("/")[0]
+    while parent:
+        try:
+            (out / parent).rmdir()
+        except OSError:  # not empty
+            return
+        parent = parent.rpartition("/")[0]
+
+
+def _fill_from(temp: Path, files: Files) -> tuple[set[str], list[Diagnostic]]:
+    stream = files(partial(store_all, temp)) if callable(files) else files
+    try:
+        return _fill(temp, stream)
+    except UnsafePath as exc:  # from a worker's store_all
+        return set(), [Diagnostic(str(exc), 0, "E801", "output path outside the site")]
 
 
 class UnsafePath(ValueError):
@@ -131,11 +180,11 @@ def _fill(temp: Path, files: Iterable) -> tuple[int, list[Diagnostic]]:
     for item in files:
         if not _safe_relative(item.path) or item.path in written or item.path == MARKER:
             why = "twice" if item.path in written else "outside the site"
-            return 0, [Diagnostic(item.path, 0, "E801", f"output path written {why}")]
+            return set(), [Diagnostic(item.path, 0, "E801", f"output path written {why}")]
         written.add(item.path)
         if not item.written:  # else a worker process wrote it (store_all)
             _store(temp, item, folders)
-    return len(written), []
+    return written, []
 
 
 def _link(origin: str, target: Path) -> None:

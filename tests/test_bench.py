@@ -24,14 +24,17 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     for column in ("wall s", "ms/belief", "peak RSS MB", "indexer RSS MB", "indexer CPU s",
                    "mkdocs/ours", "full/floor"):
         assert column in header
-    assert "CPUs" in lines[0] and "Python" in lines[0]
+    assert "CPUs" in lines[0] and "Python" in lines[0] and "page cache" in lines[0]
 
     report = json.loads((tmp_path / "bench.json").read_text())
     assert report["machine"]["cpus"] and report["machine"]["python"]
     runs = {(r["input"], r["run"]): r for r in report["rows"]}
     name = f"gen-{SIZE}"
-    expected = {(name, "full"), (name, "floor"), (name, "mkdocs"), (name, "rebuild: 1 claim edited"),
-                (name, "rebuild: premise retracted")}
+    edited = "rebuild: 1 claim edited (incremental, no search)"
+    reindexed = "rebuild: 1 claim edited (incremental, with search)"
+    expected = {(name, run) for run in (
+        "full", "floor", "mkdocs", "full, no search", "rebuild base", edited,
+        "rebuild: premise retracted (incremental, no search)", reindexed)}
     if shared is not None:
         expected |= {("eem-expert", "full"), ("eem-expert", "floor"), ("eem-expert", "mkdocs")}
     assert set(runs) == expected
@@ -41,5 +44,21 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     full = runs[(name, "full")]
     assert full["indexer_rss_mb"] > 0  # Pagefind ran as a child of the build and was measured
     assert full["vs_mkdocs"] > 0 and full["vs_floor"] > 0
-    assert "full rebuild (no cache yet)" in runs[(name, "rebuild: premise retracted")]["note"]
+    assert full["raw"]["kept"] == 0  # cold (--no-cache)
+
+    # With --quick the rebuilds run at the first size: incremental, most pages kept.
+    edit = runs[(name, edited)]
+    assert edit["raw"]["kept"] > SIZE // 2, edit["note"]  # most pages linked, not rendered
+    assert f"{edit['raw']['kept']}/{SIZE} pages kept" in edit["note"] and "cold no search / this = " in edit["note"]
+    assert runs[(name, reindexed)]["indexer_cpu_s"] > 0  # the search re-index, measured apart
+    assert runs[(name, "full, no search")]["indexer_rss_mb"] is None
+    assert report["incremental"]["claim_edited_kept"] == edit["raw"]["kept"]
+    assert report["incremental"]["claim_edited_speedup"] > 0
+    assert "incremental rebuild at" in done.stdout and "target >= 10x" in done.stdout
+
+    # The full build at the rebuild size is profiled: seconds per stage, and their total.
+    assert f"stages of the {name} full build" in done.stdout
+    profile = full["raw"]["profile"]
+    assert any(line.startswith("belief files") for line in profile)
+    assert profile[-1].startswith("total") and all(line in done.stdout for line in profile)
     assert (tmp_path / "bench.txt").read_text().strip() in done.stdout

@@ -181,6 +181,36 @@ def test_a_claim_edit_rerenders_its_neighbours_and_links_the_rest(cli, generated
     assert "Edited: ünïcode &amp; &lt;b&gt;markup&lt;/b&gt;." in (site / "belief" / antecedent / "index.html").read_text()
 
 
+def test_an_incremental_build_with_search_replaces_the_index_and_drops_stale_files(cli, generated, tmp_path):
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    assert cli("build", source, "-o", site, "--cache-dir", cache)[0] == 0
+    old_index = {p.name for p in (site / "pagefind").rglob("*")}
+    _edit(source, _claim)
+    code, _, err = cli("build", source, "-o", site, "--cache-dir", cache)
+    assert code == 0 and "kept" in err, err
+    cold = tmp_path / "cold"
+    assert cli("build", source, "-o", cold, "--no-cache")[0] == 0
+    assert tree_digest(site) == tree_digest(cold)  # no file of the old index is left behind
+    assert old_index != {p.name for p in (site / "pagefind").rglob("*")}
+
+
+def test_a_build_into_another_folder_links_the_unchanged_files(cli, generated, tmp_path):
+    """As `serve` does: each build in a new folder, hard links to the previous one's files."""
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    cache = tmp_path / "cache"
+    _build(cli, source, tmp_path / "one", "--cache-dir", cache)
+    _edit(source, _claim)
+    report = _build(cli, source, tmp_path / "two", "--cache-dir", cache)
+    assert "kept" in report
+    assert tree_digest(tmp_path / "two") == _cold(cli, source, tmp_path / "cold")
+    untouched = _leaf_premise(json.loads(source.read_text())["nodes"])
+    page = Path("belief") / untouched / "index.html"
+    assert (tmp_path / "two" / page).stat().st_ino == (tmp_path / "one" / page).stat().st_ino
+
+
 def test_a_template_or_config_change_rebuilds_everything(cli, tmp_path):
     project = tmp_path / "project"
     shutil.copytree(EXAMPLE, project / "beliefs")
@@ -250,3 +280,23 @@ def test_stages_add_up():
     stages.add("a", 1.0)
     assert stages.report().splitlines() == ["a         2.00 s   40.0%", "b         3.00 s   60.0%",
                                             "total     5.00 s"]
+
+
+def test_memoised_links_equal_the_computed_ones():
+    """RenderContext.href shares links between pages in sibling folders: never a wrong one."""
+    import itertools
+    import random
+
+    from site_builder import urls
+    from site_builder.config import SiteConfig
+    from site_builder.render import RenderContext
+
+    rng = random.Random(5)
+    paths = set()
+    for _ in range(600):
+        folders = [rng.choice(["a", "b", "ns", "x", "belief"]) for _ in range(rng.randint(0, 3))]
+        paths.add("/".join([*folders, rng.choice(["index.html", "badge.svg"])]))
+    for directory_urls in (True, False):
+        ctx = RenderContext(None, SiteConfig(use_directory_urls=directory_urls), frozenset())
+        for here, target in itertools.product(sorted(paths), repeat=2):
+            assert ctx.href(here, target) == urls.relative_href(here, target, directory_urls), (here, target)

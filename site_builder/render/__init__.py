@@ -84,7 +84,16 @@ class RenderContext:
 
     def href(self, from_file: str, to_file: str) -> str:
         """Relative link honouring `use_directory_urls`."""
-        return urls.relative_href(from_file, to_file, self.config.use_directory_urls)
+        here = from_file.rpartition("/")[0]
+        if not here or to_file.startswith(here + "/"):
+            return urls.relative_href(from_file, to_file, self.config.use_directory_urls)
+        # Outside the page's own folder, the link depends only on the folder above it: every
+        # belief page shares one (tens of thousands of links per build).
+        key = ("href", here.rpartition("/")[0], to_file)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = urls.relative_href(from_file, to_file, self.config.use_directory_urls)
+        return found
 
 
 Emitter = Callable[[RenderContext], Iterable[OutputFile]]
@@ -114,18 +123,18 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
     stages = stages or Stages()
     reuse = reuse or {}
     env, counts = pages.environment(ctx), pages.site_counts(ctx)
-    with parallel.renderer(ctx, env, counts, jobs, sink) as run:
+    with parallel.renderer(ctx, env, counts, jobs, sink) as workers:
         indexing = search.start(ctx)  # after the fork: workers must not inherit its threads
-        yield from stages.timed("belief files", _belief_files(ctx, run, reuse, done))
-    for emit in emitters():
-        yield from stages.timed("site files", emit(ctx))
+        site = workers.site(emitters())  # with a pool, these start now, beside the beliefs
+        yield from stages.timed("belief files", _belief_files(ctx, workers, reuse, done))
+        yield from stages.timed("site files", site)
     if indexing is not None:
         yield from stages.timed("search (waiting for Pagefind)", indexing.files())
 
 
-def _belief_files(ctx: RenderContext, run, reuse, done) -> Iterator[OutputFile]:
+def _belief_files(ctx: RenderContext, workers, reuse, done) -> Iterator[OutputFile]:
     shown = ctx.shown()
-    fresh = run([b for b in shown if b.id not in reuse])
+    fresh = workers.beliefs([b for b in shown if b.id not in reuse])
     for belief in shown:
         outputs = None if belief.id in reuse else next(fresh)
         if done is not None:

@@ -23,7 +23,7 @@ from ..model import Belief
 from . import OutputFile, RenderContext
 from .belief import Outputs, belief_outputs
 
-__all__ = ["default_jobs", "renderer"]
+__all__ = ["default_jobs", "renderer", "Serial", "Workers"]
 
 CHUNK = 32
 """Beliefs per task: big enough to amortise a round trip, small enough to balance the cores."""
@@ -48,34 +48,69 @@ def _start(ctx: RenderContext, env: jinja2.Environment, counts: Counter, sink: S
     _worker = (ctx, env, counts, sink)
 
 
+def _written(files: Sequence[OutputFile], sink: Sink | None) -> list[OutputFile]:
+    """Files written here by the sink, passed on without their bytes (or as they are)."""
+    if sink is None:
+        return list(files)
+    sink(files)
+    return [OutputFile(f.path, b"", written=True) for f in files]
+
+
 def _chunk(beliefs: list[Belief]) -> list[Outputs]:
     ctx, env, counts, sink = _worker  # type: ignore[misc]
     done = [belief_outputs(ctx, env, counts, b) for b in beliefs]
-    if sink is None:
-        return done
-    sink([f for outputs in done for f in outputs.files])  # written here: no bytes sent back
-    return [replace(o, files=tuple(OutputFile(f.path, b"", written=True) for f in o.files)) for o in done]
+    return [replace(o, files=tuple(_written(o.files, sink))) for o in done]
 
 
-Render = Callable[[Sequence[Belief]], Iterator[Outputs]]
+def _emit(emit: Emitter) -> list[OutputFile]:
+    ctx, _, _, sink = _worker  # type: ignore[misc]
+    return _written(list(emit(ctx)), sink)
+
+
 Sink = Callable[[Iterable[OutputFile]], None]
+Emitter = Callable[[RenderContext], Iterable[OutputFile]]
+
+
+class Serial:
+    """Everything rendered here, when asked for (the same interface as `Workers`)."""
+
+    def __init__(self, ctx: RenderContext, env: jinja2.Environment, counts: Counter) -> None:
+        self._ctx, self._env, self._counts = ctx, env, counts
+
+    def beliefs(self, beliefs: Sequence[Belief]) -> Iterator[Outputs]:
+        return (belief_outputs(self._ctx, self._env, self._counts, b) for b in beliefs)
+
+    def site(self, emitters: Sequence[Emitter]) -> Iterator[OutputFile]:
+        return (f for emit in emitters for f in emit(self._ctx))
+
+
+class Workers:
+    """A fork pool: the site's own files (one task per emitter) start at once, beside the
+    belief chunks; both come back in submission order."""
+
+    def __init__(self, pool) -> None:
+        self._pool = pool
+
+    def beliefs(self, beliefs: Sequence[Belief]) -> Iterator[Outputs]:
+        chunks = [list(beliefs[k:k + CHUNK]) for k in range(0, len(beliefs), CHUNK)]
+        return (o for done in self._pool.imap(_chunk, chunks) for o in done)
+
+    def site(self, emitters: Sequence[Emitter]) -> Iterator[OutputFile]:
+        pending = [self._pool.apply_async(_emit, (emit,)) for emit in emitters]
+        return (f for task in pending for f in task.get())
 
 
 @contextmanager
 def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter, jobs: int,
-             sink: Sink | None = None) -> Iterator[Render]:
-    """A function rendering beliefs to `Outputs`, in order, with `jobs` processes; with a
-    `sink` (writing files into the site folder) the workers write the files themselves."""
+             sink: Sink | None = None) -> Iterator[Serial | Workers]:
+    """Renders beliefs and the site's files, with `jobs` processes; with a `sink` (writing
+    files into the site folder) the workers write the files themselves."""
     if jobs <= 1 or len(ctx.visible) < SERIAL_BELOW or "fork" not in multiprocessing.get_all_start_methods():
-        yield lambda beliefs: (belief_outputs(ctx, env, counts, b) for b in beliefs)
+        yield Serial(ctx, env, counts)
         return
     pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_start, initargs=(ctx, env, counts, sink))
     try:
-        def run(beliefs: Sequence[Belief]) -> Iterator[Outputs]:
-            chunks = [list(beliefs[k:k + CHUNK]) for k in range(0, len(beliefs), CHUNK)]
-            for done in pool.imap(_chunk, chunks):
-                yield from done
-        yield run
+        yield Workers(pool)
     finally:
         pool.terminate()
         pool.join()
