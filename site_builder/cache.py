@@ -3,19 +3,23 @@
 The cache folder (`--cache-dir`, default `.belief-site-cache/` beside mkdocs.yml) holds one
 manifest of the last successful build:
 
-- `salt`: a hash of everything that may change any page: the code and templates, the
-  configuration, which beliefs are published, the network's structure (ids, justifications,
-  nogoods) and every computed status (a flip changes the site's IN/OUT counts, which every
-  page shows). When it differs, every belief is rendered (a cold build).
-- `texts`: a hash of each belief's own content (claim, summary, metadata...).
-- `beliefs`: for each belief, the files it wrote and the beliefs whose content they read
-  (render.belief records the lookups).
+- `salt`: a hash of everything that may change any page: the code, its libraries and the
+  templates, the configuration, which beliefs are published, the network's structure (ids,
+  justifications, nogoods), every computed status and every pin (a flip changes the site's
+  IN/OUT counts, which every page shows; pins change impact panels). When it differs, every
+  belief is rendered (a cold build).
+- `ids` and `texts`: a hash of each belief's own content (claim, summary, metadata...).
+- `reads`, `files`: for each belief, the beliefs whose content its files show (render.belief
+  records the lookups) and the files it wrote; `site`: the site's other files.
+- `out` and `marker`: the folder it wrote and the identity of its marker file, which every
+  build replaces: a site written since by anything else is never trusted.
 
 With an equal salt, a belief is rendered again only when a belief it read changed its
 content; otherwise its files are kept: left in place when the build writes into the folder
-the last one wrote (write.update_site), hard-linked from it otherwise (`serve`, which
-builds each time into a new folder). Listings, exports and the search bundle are always rebuilt. The result is
-the same site a cold build writes (tests/test_incremental.py).
+the last one wrote (write.update_site), hard-linked from it otherwise (`serve`, which builds
+each time into a new folder). Listings, exports and the search bundle are always rebuilt.
+Diagrams laid out by Graphviz (drawn before the pages, outside the recorded reads) turn
+reuse off. The result is the same site a cold build writes (tests/test_scale.py).
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
+from importlib import metadata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
@@ -32,7 +38,7 @@ from .config import SiteConfig
 from .render import RenderContext
 from .render.belief import Outputs
 from .render.pages import templates_dir
-from .write import MARKER, replace_file
+from .write import MARKER, replace_file, safe_relative
 
 __all__ = ["Cache", "Reuse", "DEFAULT_FOLDER", "MANIFEST", "cache_folder"]
 
@@ -76,12 +82,33 @@ def salt(ctx: RenderContext) -> str:
         base = Path(config.config_path).parent if config.config_path else Path(".")
         templates.insert(0, base / config.templates)
     network = ev.network
-    structure = [(b.id, repr(b.justifications), b.declared, b.retracted, ev.value(b.id))
-                 for b in network.beliefs.values()]
-    return _digest(str(FORMAT), __version__, _folder_digest([Path(__file__).parent, *templates]),
+    structure = [(b.id, repr(b.justifications), b.declared, b.retracted, ev.value(b.id),
+                  ev.is_pinned(b.id)) for b in network.beliefs.values()]
+    return _digest(str(FORMAT), __version__, sys.version, repr(_libraries()),
+                   _folder_digest([Path(__file__).parent, *templates]),
                    repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
                    repr(sorted(ctx.marks.items())), repr(ctx.diff is not None),
                    repr(structure), repr(network.nogoods), repr(network.meta), repr(network.repos))
+
+
+def _libraries() -> list[tuple[str, str]]:
+    """Versions of the libraries whose output lands in pages."""
+    found = []
+    for name in ("jinja2", "markupsafe", "markdown-it-py", "linkify-it-py", "mdurl"):
+        try:
+            found.append((name, metadata.version(name)))
+        except metadata.PackageNotFoundError:
+            found.append((name, ""))
+    return found
+
+
+def marker_identity(out: Path) -> list[int] | None:
+    """The site marker's inode and modification time (None without one)."""
+    try:
+        st = (out / MARKER).stat()
+    except OSError:
+        return None
+    return [st.st_ino, st.st_mtime_ns]
 
 
 def texts(ctx: RenderContext) -> dict[str, str]:
@@ -131,23 +158,30 @@ class Cache:
         """What the previous site offers this build (None: render everything)."""
         self.salt, self.texts = salt(ctx), texts(ctx)
         old = self.previous
-        origin = Path(old.get("out") or "/nonexistent")
-        if old.get("salt") != self.salt or not (origin / MARKER).is_file():
+        if old.get("salt") != self.salt or ctx.diagrams or not isinstance(old.get("out"), str):
+            return None
+        origin = Path(old["out"])
+        if marker_identity(origin) != old.get("marker"):  # rewritten since, or gone
             return None
         try:
-            ids, before = old["ids"], dict(zip(old["ids"], old["texts"]))
-            changed = {k for k, i in enumerate(ids) if self.texts.get(i) != before[i]}
-            files: dict[str, list[str]] = {}
-            for k, belief_id in enumerate(ids):
-                reads = old["reads"][k]
-                if reads is None or belief_id not in ctx.visible or not changed.isdisjoint(reads):
-                    continue
-                files[belief_id] = old["files"][k]
-                self.beliefs[belief_id] = (old["files"][k], frozenset(ids[r] for r in reads))
-            previous = frozenset(old["site"]).union(*(f for f in old["files"] if f))
-        except (KeyError, IndexError, TypeError):  # a manifest from elsewhere: start again
+            return self._unchanged(ctx, origin, old)
+        except (KeyError, IndexError, TypeError, ValueError):  # not a manifest of ours
             self.beliefs.clear()
             return None
+
+    def _unchanged(self, ctx: RenderContext, origin: Path, old: dict) -> Reuse:
+        ids, before = old["ids"], dict(zip(old["ids"], old["texts"], strict=True))
+        changed = {k for k, i in enumerate(ids) if self.texts.get(i) != before[i]}
+        files: dict[str, list[str]] = {}
+        for k, belief_id in enumerate(ids):
+            reads = old["reads"][k]
+            if reads is None or belief_id not in ctx.visible or not changed.isdisjoint(reads):
+                continue
+            files[belief_id] = old["files"][k]
+            self.beliefs[belief_id] = (old["files"][k], frozenset(ids[r] for r in reads))
+        previous = frozenset(old["site"]).union(*(f for f in old["files"] if f))
+        if not all(isinstance(p, str) and safe_relative(p) and p != MARKER for p in previous):
+            raise ValueError("a path outside the site")  # never delete or link outside it
         return Reuse(origin, files, previous)
 
     def rendered(self, belief_id: str, outputs: Outputs | None) -> None:
@@ -162,7 +196,8 @@ class Cache:
         entries = [self.beliefs.get(i) for i in ids]
         belief_files = {p for e in entries if e for p in e[0]}
         manifest = {
-            "format": FORMAT, "salt": self.salt, "out": os.path.abspath(out), "ids": ids,
+            "format": FORMAT, "salt": self.salt, "out": os.path.abspath(out),
+            "marker": marker_identity(out), "ids": ids,
             "texts": [self.texts[i] for i in ids],
             "reads": [sorted(index[r] for r in e[1] if r in index) if e else None for e in entries],
             "files": [e[0] if e else None for e in entries],

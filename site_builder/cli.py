@@ -88,8 +88,11 @@ def _parser() -> argparse.ArgumentParser:
 
     p = command("build", "build the static site",
                 "Check the network, then render every page, diagram, badge and export into DIR\n"
-                "(default site/). The site is written into a temporary folder and swapped in, so\n"
-                "a failed build leaves the previous site untouched. Settings come from mkdocs.yml.")
+                "(default site/). Everything is written into a temporary folder first, so a failed\n"
+                "build leaves the previous site untouched: a cold build swaps the new site in; an\n"
+                "incremental one (the default, when the cache allows) renders only the pages that\n"
+                "show a changed belief and then renames them into DIR, keeping the others.\n"
+                "Settings come from mkdocs.yml.")
     source_args(p)
     p.add_argument("-o", "--output", metavar="DIR", default=None, help="output folder (default: site/)")
     p.add_argument("--base-url", metavar="URL", help="absolute URL the site is published at (overrides site_url)")
@@ -103,11 +106,12 @@ def _parser() -> argparse.ArgumentParser:
                    "revision, git:REV[:PATH], a folder or a network.json) and mark changed beliefs")
     p.add_argument("--jobs", "-j", type=positive_integer, metavar="N", default=None,
                    help="processes rendering belief pages (default: one per core; output is the same)")
-    p.add_argument("--cache-dir", metavar="DIR", default=None,
-                   help="incremental build cache (default: .belief-site-cache/ beside mkdocs.yml); "
-                   "unchanged belief pages are kept from the previous site, not rendered")
-    p.add_argument("--no-cache", action="store_true", help="a cold build: render everything, "
-                   "neither read nor write the cache")
+    cached = p.add_mutually_exclusive_group()
+    cached.add_argument("--cache-dir", metavar="DIR", default=None,
+                        help="incremental build cache (default: .belief-site-cache/ beside mkdocs.yml); "
+                        "unchanged belief pages are kept from the previous site, not rendered")
+    cached.add_argument("--no-cache", action="store_true", help="a cold build: render everything, "
+                        "neither read nor write the cache")
     p.add_argument("--profile", action="store_true", help="print the seconds each stage took")
     p.add_argument("--quiet", "-q", action="store_true", help="print only problems")
 

@@ -82,7 +82,7 @@ class Built:
     files: int
     written: bool
     reused: int = 0
-    """Beliefs whose files were linked from the previous build (incremental builds)."""
+    """Beliefs whose files were kept from the previous build (incremental builds)."""
 
 
 def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Checked | None:

@@ -29,7 +29,6 @@ from urllib.parse import unquote, urlsplit
 from .config import CONFIG_FILE, SiteConfig, load_config, with_overrides
 from .diagnostics import Diagnostic, format_all, has_errors
 from .pipeline import build
-from .render.parallel import default_jobs
 from .render.pages import templates_dir
 
 OK, FAILED, USAGE = 0, 1, 2
@@ -372,7 +371,9 @@ class _Builder:
         try:
             config, problems, source = _settings(self.args)
             self.targets = _targets(self.args, config, source)
-            built = build(config, out, jobs=default_jobs(), cache=self.root / "cache")
+            # One process: forking beside the server's threads could copy a held lock into a
+            # worker. The cache makes rebuilds after an edit render only what changed.
+            built = build(config, out, cache=self.root / "cache")
             found = [*problems, *built.diagnostics]
             written, beliefs, files = built.written, len(built.checked.parsed.network.beliefs), built.files
             errors = format_all([d for d in found if d.severity == "error"], "text")

@@ -11,7 +11,7 @@ from typing import Callable, Iterable
 
 from .diagnostics import Diagnostic
 
-__all__ = ["write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath", "MARKER"]
+__all__ = ["safe_relative", "write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath", "MARKER"]
 
 
 def write_files(files: Iterable[tuple[Path, bytes]], force: bool = False) -> list[Diagnostic]:
@@ -51,21 +51,24 @@ def replace_file(path: Path, data: bytes) -> None:
 
 
 MARKER = ".belief-site"
-_MARKER_TEXT = b"This folder is written by belief-site build; it replaces the whole folder on each build.\n"
+UPDATING = ".belief-site.updating"
+"""The marker while an incremental build renames its files into the site."""
+_MARKER_TEXT = b"This folder is written by belief-site build; each build replaces or updates all of it.\n"
 
 
 def _refusal(out: Path) -> Diagnostic | None:
     """Why `out` must not be replaced: a file, or a non-empty folder we did not create."""
     if out.exists() and not out.is_dir():
         return Diagnostic(str(out), 0, "E801", "output path is a file, not a folder")
-    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+    if out.is_dir() and any(out.iterdir()) and not ((out / MARKER).is_file() or (out / UPDATING).is_file()):
         return Diagnostic(str(out), 0, "E801",
                           "output folder is not empty and was not written by belief-site",
                           f"choose another -o folder, or empty it (belief-site marks its output with {MARKER})")
     return None
 
 
-def _safe_relative(path: str) -> bool:
+def safe_relative(path: str) -> bool:
+    """A clean relative POSIX path inside the site (no `..`, no empty part)."""
     parts = path.split("/")
     return bool(path) and not path.startswith("/") and ".." not in parts and "" not in parts[:-1]
 
@@ -104,6 +107,10 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
     first; only when all are written do they replace their old versions in `out` (each
     with one rename). Files in `keep` stay as they are; files of the previous build
     (`previous`) that this one neither kept nor wrote are removed. Returns (paths, problems).
+
+    A failure while rendering leaves `out` untouched, as `write_site` does; a crash during
+    the renames (a short window) leaves a mixed site marked `.belief-site.updating`, which
+    the next build replaces whole (no cache trusts it).
     """
     refusal = _refusal(out)
     if refusal:
@@ -115,6 +122,9 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
             problems = [Diagnostic(sorted(written & keep)[0], 0, "E801", "output path written twice")]
         if problems:
             return set(), problems
+        # Until the new marker is in, the site is mid-update: a crash here leaves a folder
+        # that is still ours (refusal) but that no cache trusts (its marker is gone).
+        os.replace(out / MARKER, out / UPDATING)
         made: set[str] = set()
         for path in sorted(written):
             parent = path.rpartition("/")[0]
@@ -125,6 +135,9 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
         for path in sorted(previous - keep - written, reverse=True):
             (out / path).unlink(missing_ok=True)
             _prune(out, path)
+        (temp / MARKER).write_bytes(_MARKER_TEXT)
+        os.replace(temp / MARKER, out / MARKER)  # a new file: a new identity for the cache
+        (out / UPDATING).unlink()
     finally:
         shutil.rmtree(temp, ignore_errors=True)
     return written | keep, []
@@ -157,7 +170,7 @@ def store_all(folder: Path, items: Iterable) -> None:
     """Write files into a site folder (from worker processes)."""
     made: set[str] = set()
     for item in items:
-        if not _safe_relative(item.path) or item.path == MARKER:
+        if not safe_relative(item.path) or item.path == MARKER:
             raise UnsafePath(item.path)
         _store(folder, item, made)
 
@@ -174,11 +187,11 @@ def _store(folder: Path, item, made: set[str]) -> None:
         _link(item.origin, folder / item.path)
 
 
-def _fill(temp: Path, files: Iterable) -> tuple[int, list[Diagnostic]]:
+def _fill(temp: Path, files: Iterable) -> tuple[set[str], list[Diagnostic]]:
     written: set[str] = set()
     folders: set[str] = set()
     for item in files:
-        if not _safe_relative(item.path) or item.path in written or item.path == MARKER:
+        if not safe_relative(item.path) or item.path in written or item.path == MARKER:
             why = "twice" if item.path in written else "outside the site"
             return set(), [Diagnostic(item.path, 0, "E801", f"output path written {why}")]
         written.add(item.path)

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -139,9 +140,16 @@ def _nothing(nodes):
     pass
 
 
+def _pin(nodes):
+    """A retract_reason on a belief that is OUT already: no status changes, one pin appears
+    (impact panels upstream change without reading this belief)."""
+    target = sorted(i for i, n in nodes.items() if n.get("justifications") and n.get("truth_value") == "OUT")[0]
+    nodes[target].setdefault("metadata", {})["retract_reason"] = "withdrawn"
+
+
 EDITS = {"claim": _claim, "busy premise claim": _premise_claim, "retract premise": _retract,
          "justification": _justify, "add belief": _add, "remove belief": _remove,
-         "metadata and challenges": _metadata, "no-op": _nothing}
+         "metadata and challenges": _metadata, "no-op": _nothing, "pin": _pin}
 
 
 @pytest.mark.parametrize("edit", list(EDITS))
@@ -159,7 +167,7 @@ def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, gene
         assert kept > SIZE // 2  # only the pages that show the edited beliefs were rendered
     if edit == "no-op":
         assert kept == SIZE and tree_digest(site) == before
-    if edit in ("retract premise", "justification", "add belief", "remove belief"):
+    if edit in ("retract premise", "justification", "add belief", "remove belief", "pin"):
         assert kept == 0  # statuses or structure changed: every page may show it
 
 
@@ -209,6 +217,51 @@ def test_a_build_into_another_folder_links_the_unchanged_files(cli, generated, t
     untouched = _leaf_premise(json.loads(source.read_text())["nodes"])
     page = Path("belief") / untouched / "index.html"
     assert (tmp_path / "two" / page).stat().st_ino == (tmp_path / "one" / page).stat().st_ino
+
+
+def test_a_site_written_without_the_cache_is_not_trusted(cli, generated, tmp_path):
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, source, site, "--cache-dir", cache)
+    _edit(source, _claim)
+    _build(cli, source, site, "--no-cache")  # the manifest now describes an older site
+    _edit(source, _premise_claim)
+    report = _build(cli, source, site, "--cache-dir", cache)
+    assert "kept" not in report
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+
+
+def test_a_manifest_naming_paths_outside_the_site_gives_a_cold_build(cli, generated, tmp_path):
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, source, site, "--cache-dir", cache)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me")
+    manifest = json.loads((cache / "manifest.json").read_text())
+    manifest["site"].append("../outside.txt")
+    (cache / "manifest.json").write_text(json.dumps(manifest))
+    _edit(source, _claim)
+    report = _build(cli, source, site, "--cache-dir", cache)
+    assert "kept" not in report and outside.read_text() == "keep me"
+
+
+def test_graphviz_diagrams_turn_reuse_off(cli, generated, tmp_path):
+    from site_builder.render.diagrams import graphviz
+    if graphviz.find_executable("graphviz")[0] is None:
+        pytest.skip("graphviz-pure is not installed (pip install 'belief-site[graphviz]')")
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(generated, project / "network.json")
+    (project / "mkdocs.yml").write_text("site_name: G\nplugins:\n  - beliefs:\n      source: network.json\n"
+                                        "      diagram_engine: graphviz\n", encoding="utf-8")
+    site = project / "site"
+    code, _, err = cli("build", "--config", project / "mkdocs.yml", "-o", site, "--no-search")
+    assert code == 0, err
+    _edit(project / "network.json", _claim)
+    code, _, err = cli("build", "--config", project / "mkdocs.yml", "-o", site, "--no-search")
+    assert code == 0 and "kept" not in err, err
 
 
 def test_a_template_or_config_change_rebuilds_everything(cli, tmp_path):
@@ -300,3 +353,35 @@ def test_memoised_links_equal_the_computed_ones():
         ctx = RenderContext(None, SiteConfig(use_directory_urls=directory_urls), frozenset())
         for here, target in itertools.product(sorted(paths), repeat=2):
             assert ctx.href(here, target) == urls.relative_href(here, target, directory_urls), (here, target)
+
+
+def test_a_failed_render_stops_the_search_indexer(monkeypatch, tmp_path):
+    import site_builder.render as render_module
+    from site_builder.config import SiteConfig
+    from site_builder.pipeline import build
+    from site_builder.render import search
+
+    started = []
+    real = search.Indexing.__init__
+
+    def noting(self, ctx):
+        real(self, ctx)
+        started.append(self)
+
+    def broken(ctx):
+        raise RuntimeError("a template failed")
+        yield
+
+    slow = search._Service.exchange
+
+    def slowly(self, payloads):  # Pagefind still busy when the render fails
+        time.sleep(1.0)
+        return slow(self, payloads)
+
+    monkeypatch.setattr(search.Indexing, "__init__", noting)
+    monkeypatch.setattr(search._Service, "exchange", slowly)
+    monkeypatch.setattr(render_module, "emitters", lambda: (broken,))
+    with pytest.raises(RuntimeError):
+        build(SiteConfig(source=str(EXAMPLE)), tmp_path / "site")
+    assert started and started[0]._service._process.poll() is not None  # no Pagefind left running
+    assert not (tmp_path / "site").exists()

@@ -100,7 +100,7 @@ class _Listing:
     rows: Callable[[RenderContext, str], list]
 
 
-# Titles and rows of the standalone index pages (render/pages.py page_specs), moved under the
+# Titles and rows of the standalone index pages (render/pages.py listing_specs), moved under the
 # prefix: the host's own index.html stays the host's.
 LISTINGS = (
     _Listing("", "All beliefs", "index.html", core_pages._index_rows),

@@ -125,9 +125,14 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
     env, counts = pages.environment(ctx), pages.site_counts(ctx)
     with parallel.renderer(ctx, env, counts, jobs, sink) as workers:
         indexing = search.start(ctx)  # after the fork: workers must not inherit its threads
-        site = workers.site(emitters())  # with a pool, these start now, beside the beliefs
-        yield from stages.timed("belief files", _belief_files(ctx, workers, reuse, done))
-        yield from stages.timed("site files", site)
+        try:
+            site = workers.site(emitters())  # with a pool, these start now, beside the beliefs
+            yield from stages.timed("belief files", _belief_files(ctx, workers, reuse, done))
+            yield from stages.timed("site files", site)
+        except BaseException:
+            if indexing is not None:
+                indexing.abandon()
+            raise
     if indexing is not None:
         yield from stages.timed("search (waiting for Pagefind)", indexing.files())
 

@@ -82,13 +82,6 @@ def listing_specs(ctx: RenderContext) -> Iterator[PageSpec]:
     yield PageSpec(GRAPH_PAGE, "Graph explorer", "graph.html", graph_page_values(ctx))
 
 
-def page_specs(ctx: RenderContext) -> Iterator[PageSpec]:
-    """Every page of the site, before rendering (the MkDocs plugin's list)."""
-    for belief in ctx.shown():
-        yield belief_spec(ctx, belief)
-    yield from listing_specs(ctx)
-
-
 def render_page(env: jinja2.Environment, ctx: RenderContext, spec: PageSpec, counts: Counter,
                 fragment: bool = False) -> str:
     """A whole HTML page, or (fragment) only its main content."""

@@ -4,8 +4,8 @@ Workers are forked: they inherit the build's context (network, evaluation, templ
 without pickling it, render chunks of beliefs and write their files into the site folder
 (through the writer's sink: file creation is slow on some disks, and the bytes need not
 cross a pipe); results are taken in submission order, so the output is byte-identical to
-a single-process build. Where
-fork is unavailable, or with one job, beliefs render in this process.
+a single-process build. With one job, fewer than SERIAL_BELOW published beliefs, or where
+fork is unavailable, everything renders in this process.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Callable, Iterable, Iterator, Sequence
@@ -20,7 +21,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import jinja2
 
 from ..model import Belief
-from . import OutputFile, RenderContext
+from . import Emitter, OutputFile, RenderContext
 from .belief import Outputs, belief_outputs
 
 __all__ = ["default_jobs", "renderer", "Serial", "Workers"]
@@ -31,7 +32,7 @@ CHUNK = 32
 SERIAL_BELOW = 200
 """Smaller sites render in this process: starting workers would cost more than it saves."""
 
-_worker: tuple[RenderContext, jinja2.Environment, Counter] | None = None
+_worker: tuple[RenderContext, jinja2.Environment, Counter, "Sink | None"] | None = None
 """The context a forked worker renders with (set once per worker by `_start`)."""
 
 
@@ -68,7 +69,7 @@ def _emit(emit: Emitter) -> list[OutputFile]:
 
 
 Sink = Callable[[Iterable[OutputFile]], None]
-Emitter = Callable[[RenderContext], Iterable[OutputFile]]
+"""Writes files into the site folder (write.store_all bound to it)."""
 
 
 class Serial:
@@ -88,29 +89,32 @@ class Workers:
     """A fork pool: the site's own files (one task per emitter) start at once, beside the
     belief chunks; both come back in submission order."""
 
-    def __init__(self, pool) -> None:
+    def __init__(self, pool: ProcessPoolExecutor) -> None:
         self._pool = pool
 
     def beliefs(self, beliefs: Sequence[Belief]) -> Iterator[Outputs]:
         chunks = [list(beliefs[k:k + CHUNK]) for k in range(0, len(beliefs), CHUNK)]
-        return (o for done in self._pool.imap(_chunk, chunks) for o in done)
+        return (o for done in self._pool.map(_chunk, chunks) for o in done)
 
     def site(self, emitters: Sequence[Emitter]) -> Iterator[OutputFile]:
-        pending = [self._pool.apply_async(_emit, (emit,)) for emit in emitters]
-        return (f for task in pending for f in task.get())
+        pending = [self._pool.submit(_emit, emit) for emit in emitters]
+        return (f for task in pending for f in task.result())
 
 
 @contextmanager
 def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter, jobs: int,
              sink: Sink | None = None) -> Iterator[Serial | Workers]:
     """Renders beliefs and the site's files, with `jobs` processes; with a `sink` (writing
-    files into the site folder) the workers write the files themselves."""
+    files into the site folder) the workers write the files themselves. Sites of fewer than
+    SERIAL_BELOW published beliefs render here. A worker that dies (killed, out of memory)
+    fails the build with BrokenProcessPool rather than hanging it."""
     if jobs <= 1 or len(ctx.visible) < SERIAL_BELOW or "fork" not in multiprocessing.get_all_start_methods():
         yield Serial(ctx, env, counts)
         return
-    pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_start, initargs=(ctx, env, counts, sink))
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_start, initargs=(ctx, env, counts, sink))
     try:
+        pool.submit(int).result()  # with fork every worker starts on the first task: now, before any thread
         yield Workers(pool)
     finally:
-        pool.terminate()
-        pool.join()
+        pool.shutdown(wait=True, cancel_futures=True)

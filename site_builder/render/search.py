@@ -183,6 +183,10 @@ class _Service:
         del self._pending[:end + 1]
         return json.loads(base64.b64decode(message))
 
+    def kill(self) -> None:
+        """End the indexer now; the thread waiting on it sees the end of its output."""
+        self._process.kill()
+
     def close(self) -> None:
         try:
             self._process.stdin.close()
@@ -197,9 +201,9 @@ class _Service:
         self._log.close()
 
 
-def index_files(found: list[SearchRecord]) -> dict[str, bytes]:
+def index_files(found: list[SearchRecord], service: "_Service | None" = None) -> dict[str, bytes]:
     """The Pagefind bundle for these records: path inside `pagefind/` -> bytes."""
-    service = _Service(_executable())
+    service = service or _Service(_executable())
     try:
         (created,) = service.exchange([{"type": "NewIndex", "config": {"force_language": "en"}}])
         index_id = created["index_id"]
@@ -337,14 +341,20 @@ class Indexing:
         self._bundle: dict[str, bytes] = {}
         self._failure: BaseException | None = None
         found = records(ctx)
+        self._service = _Service(_executable())  # here: a missing indexer fails the build at once
         self._thread = threading.Thread(target=self._run, args=(found,), daemon=True)
         self._thread.start()
 
     def _run(self, found: list[SearchRecord]) -> None:
         try:
-            self._bundle = index_files(found)
+            self._bundle = index_files(found, self._service)
         except BaseException as exc:  # reported by files(), in the build's thread
             self._failure = exc
+
+    def abandon(self) -> None:
+        """Stop the indexer (the build failed): no Pagefind process outlives its build."""
+        self._service.kill()
+        self._thread.join()
 
     def files(self) -> Iterator[OutputFile]:
         """`pagefind/…`, canonical (byte-identical across builds)."""
