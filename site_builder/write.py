@@ -127,10 +127,7 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
         os.replace(out / MARKER, out / UPDATING)
         made: set[str] = set()
         for path in sorted(written):
-            parent = path.rpartition("/")[0]
-            if parent not in made:
-                (out / parent).mkdir(parents=True, exist_ok=True)
-                made.add(parent)
+            _folder_for(out, path, made)
             os.replace(temp / path, out / path)
         for path in sorted(previous - keep - written, reverse=True):
             (out / path).unlink(missing_ok=True)
@@ -175,12 +172,17 @@ def store_all(folder: Path, items: Iterable) -> None:
         _store(folder, item, made)
 
 
-def _store(folder: Path, item, made: set[str]) -> None:
-    """One file: one mkdir per folder, not per file; a link for a reused file."""
-    parent = item.path.rpartition("/")[0]
+def _folder_for(root: Path, path: str, made: set[str]) -> None:
+    """The folder of `path` under `root`: one mkdir per folder, not per file."""
+    parent = path.rpartition("/")[0]
     if parent not in made:
-        (folder / parent).mkdir(parents=True, exist_ok=True)
+        (root / parent).mkdir(parents=True, exist_ok=True)
         made.add(parent)
+
+
+def _store(folder: Path, item, made: set[str]) -> None:
+    """One file (a link for a reused file)."""
+    _folder_for(folder, item.path, made)
     if item.origin is None:
         (folder / item.path).write_bytes(item.data)
     else:

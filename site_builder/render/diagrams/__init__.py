@@ -41,22 +41,21 @@ class DiagramSet:
 
 def neighbourhoods(ctx: RenderContext) -> dict[str, Neighbourhood]:
     """The neighbourhood of every visible belief, by id (sorted)."""
-    adjacency = Adjacency(ctx.evaluation, ctx.visible)
-    depth = max(0, ctx.config.diagram_depth)
-    cap = max(1, ctx.config.diagram_max_nodes)
-    return {b: neighbourhood(adjacency, b, depth, cap)
-            for b in sorted(ctx.visible) if b in ctx.beliefs}
+    return {b: neighbourhood_of(ctx, b) for b in sorted(ctx.visible) if b in ctx.beliefs}
 
 
-def diagram_of(ctx: RenderContext, belief_id: str) -> str:
-    """One belief's diagram with the built-in engine (the unit of parallel and incremental
-    builds); the adjacency is built once per context."""
+def neighbourhood_of(ctx: RenderContext, belief_id: str) -> Neighbourhood:
+    """One belief's bounded neighbourhood; the adjacency is built once per context."""
     adjacency = ctx.memo.get(Adjacency)
     if adjacency is None:
         adjacency = ctx.memo[Adjacency] = Adjacency(ctx.evaluation, ctx.visible)
-    nb = neighbourhood(adjacency, belief_id, max(0, ctx.config.diagram_depth),
-                       max(1, ctx.config.diagram_max_nodes))
-    return diagram_for(ctx, nb, pages=ctx.memo.setdefault("diagram pages", {}))
+    return neighbourhood(adjacency, belief_id, max(0, ctx.config.diagram_depth),
+                         max(1, ctx.config.diagram_max_nodes))
+
+
+def diagram_of(ctx: RenderContext, belief_id: str) -> str:
+    """One belief's diagram with the built-in engine (the unit of parallel and incremental builds)."""
+    return diagram_for(ctx, neighbourhood_of(ctx, belief_id))
 
 
 def _plural(n: int, word: str) -> str:
@@ -81,14 +80,8 @@ def _describe(ctx: RenderContext, nb: Neighbourhood) -> tuple[str, str]:
     return title, desc
 
 
-def _nodes(ctx: RenderContext, nb: Neighbourhood, pages: dict[str, str]) -> list[NodeInfo]:
-    def page_of(belief_id: str) -> str:
-        found = pages.get(belief_id)
-        if found is None:
-            found = pages[belief_id] = ctx.page(belief_id)
-        return found
-
-    page = page_of(nb.center)
+def _nodes(ctx: RenderContext, nb: Neighbourhood) -> list[NodeInfo]:
+    page = ctx.page(nb.center)
     ev, beliefs = ctx.evaluation, ctx.beliefs
     infos = []
     for node in nb.nodes:
@@ -103,18 +96,16 @@ def _nodes(ctx: RenderContext, nb: Neighbourhood, pages: dict[str, str]) -> list
             continue
         value = ev.value(node.key)
         claim = short(" ".join(beliefs[node.key].text.split()), CLAIM_ECHO)
-        infos.append(NodeInfo(text, ctx.href(page, page_of(node.key)), "in" if value == IN else "out",
+        infos.append(NodeInfo(text, ctx.href(page, ctx.page(node.key)), "in" if value == IN else "out",
                               node.row == 0, f"{node.key} ({value}): {claim}"))
     return infos
 
 
-def diagram_for(ctx: RenderContext, nb: Neighbourhood, drawing: Drawing | None = None,
-                pages: dict[str, str] | None = None) -> str:
-    """The SVG of one neighbourhood (laid out with the built-in engine unless given);
-    `pages` memoises page paths across diagrams."""
+def diagram_for(ctx: RenderContext, nb: Neighbourhood, drawing: Drawing | None = None) -> str:
+    """The SVG of one neighbourhood (laid out with the built-in engine unless given)."""
     drawing = drawing if drawing is not None else layered_layout(nb)
     title, desc = _describe(ctx, nb)
-    nodes = _nodes(ctx, nb, {} if pages is None else pages)
+    nodes = _nodes(ctx, nb)
     return write_svg(drawing, nodes, [e.outlist for e in nb.edges], title, desc)
 
 
@@ -141,7 +132,6 @@ def render_diagrams(ctx: RenderContext, runner: GraphvizRunner | None = None) ->
             else:
                 drawings[b] = result
     svg = {}
-    pages: dict[str, str] = {}
     for b, nb in hoods.items():
-        svg[b] = diagram_for(ctx, nb, drawings.get(b), pages)
+        svg[b] = diagram_for(ctx, nb, drawings.get(b))
     return DiagramSet(svg, tuple(sorted(found, key=Diagnostic.sort_key)))
