@@ -29,12 +29,13 @@ import json
 import os
 import sys
 from importlib import metadata
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Iterable
 
 from . import __version__
 from .config import SiteConfig
+from .model import Belief, Justification
 from .render import RenderContext
 from .render.belief import Outputs
 from .render.pages import templates_dir
@@ -82,8 +83,8 @@ def salt(ctx: RenderContext) -> str:
         base = Path(config.config_path).parent if config.config_path else Path(".")
         templates.insert(0, base / config.templates)
     network = ev.network
-    structure = [(b.id, repr(b.justifications), b.declared, b.retracted, ev.value(b.id),
-                  ev.is_pinned(b.id)) for b in network.beliefs.values()]
+    structure = [(b.id, [_compared(j) for j in b.justifications], b.declared, b.retracted,
+                  ev.value(b.id), ev.is_pinned(b.id)) for b in network.beliefs.values()]
     return _digest(str(FORMAT), __version__, sys.version, repr(_libraries()),
                    _folder_digest([Path(__file__).parent, *templates]),
                    repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
@@ -111,10 +112,19 @@ def marker_identity(out: Path) -> list[int] | None:
     return [st.st_ino, st.st_mtime_ns]
 
 
+def _compared(item: Belief | Justification) -> tuple:
+    """A belief's or justification's content: its compared fields, not where it was read (no
+    page shows a line, and an edit above it moves every later line)."""
+    return tuple([_compared(j) for j in value] if name == "justifications" else value
+                 for name in _COMPARED[type(item)] for value in (getattr(item, name),))
+
+
+_COMPARED = {kind: [f.name for f in fields(kind) if f.compare] for kind in (Belief, Justification)}
+
+
 def texts(ctx: RenderContext) -> dict[str, str]:
-    """id -> hash of the belief's own content (not where it was read: no page shows the
-    line, and an edit above it in a network.json moves every later line)."""
-    return {i: _digest(repr(replace(b, path="", line=0))) for i, b in ctx.evaluation.network.beliefs.items()}
+    """id -> hash of the belief's own content (`_compared`)."""
+    return {i: _digest(repr(_compared(b))) for i, b in ctx.evaluation.network.beliefs.items()}
 
 
 @dataclass(frozen=True)

@@ -264,6 +264,24 @@ def test_graphviz_diagrams_turn_reuse_off(cli, generated, tmp_path):
     assert code == 0 and "kept" not in err, err
 
 
+def test_a_claim_edit_that_moves_lines_in_a_document_stays_incremental(cli, tmp_path):
+    """Justifications carry their line for diagnostics; a longer claim moves them, which
+    must not count as a change of the network's structure (a cold build)."""
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLE, project / "beliefs")
+    (project / "beliefs" / "unrelated.md").write_text(
+        "# unrelated\n\n**IN** · premise\n\nA premise no other belief cites.\n", encoding="utf-8")
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, project / "beliefs", site, "--cache-dir", cache)
+    doc = project / "beliefs" / "attention-is-structured-directed-computation.md"
+    text = doc.read_text(encoding="utf-8")
+    claim = "Transformer attention is a structured directed computation"
+    doc.write_text(text.replace(claim, "A second line of claim.\n" + claim, 1), encoding="utf-8")
+    report = _build(cli, project / "beliefs", site, "--cache-dir", cache)
+    assert "unchanged belief pages kept" in report
+    assert tree_digest(site) == _cold(cli, project / "beliefs", tmp_path / "cold")
+
+
 def test_a_template_or_config_change_rebuilds_everything(cli, tmp_path):
     project = tmp_path / "project"
     shutil.copytree(EXAMPLE, project / "beliefs")
