@@ -27,13 +27,26 @@ def templates_dir() -> Path:
     return installed if installed.is_dir() else here.parent / "templates"
 
 
+class _Environment(jinja2.Environment):
+    """Views are plain dicts, so `b.status` looks the key up first: Jinja's default tries an
+    attribute first, and the failed lookup raises (hundreds of times per belief page)."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
+
+
 def environment(ctx: RenderContext) -> jinja2.Environment:
     """One autoescaping environment per build; a user folder overrides single templates."""
     folders = [str(templates_dir())]
     if ctx.config.templates:
         base = Path(ctx.config.config_path).parent if ctx.config.config_path else Path(".")
         folders.insert(0, str(base / ctx.config.templates))
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
+    return _Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
                               undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                               keep_trailing_newline=True)
 

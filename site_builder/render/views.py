@@ -109,8 +109,7 @@ def explanation(ctx: RenderContext, belief_id: str, here: str) -> dict:
             continue
         causes = [{"number": s.index + 1, "type": s.type, "valid": s.valid,
                    "failed": refs(ctx, s.failed, here), "missing": refs(ctx, s.missing, here),
-                   "violated": refs(ctx, s.violated, here),
-                   "antecedents": refs(ctx, s.antecedents, here)} for s in step.justifications]
+                   "violated": refs(ctx, s.violated, here)} for s in step.justifications]
         steps.append({**target, "value": step.value, "reason": step.reason, "justifications": causes})
     return bounded(steps, len(steps), result.count, result.complete)
 

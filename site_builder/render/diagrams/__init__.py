@@ -95,7 +95,10 @@ def _nodes(ctx: RenderContext, nb: Neighbourhood) -> list[NodeInfo]:
                                   f"{count} more {words} within {nb.depth} steps: see {where}"))
             continue
         value = ev.value(node.key)
-        claim = short(" ".join(beliefs[node.key].text.split()), CLAIM_ECHO)
+        whole = beliefs[node.key].text  # read here, so that an incremental build sees the dependency
+        claim = ctx.memo.get(("tooltip", node.key))
+        if claim is None:
+            claim = ctx.memo[("tooltip", node.key)] = short(" ".join(whole.split()), CLAIM_ECHO)
         infos.append(NodeInfo(text, ctx.href(page, ctx.page(node.key)), "in" if value == IN else "out",
                               node.row == 0, f"{node.key} ({value}): {claim}"))
     return infos

@@ -42,10 +42,11 @@ FEW_CROSSINGS = 8
 """...and only 2 of them when more crossings than this remain: restarts mostly help nearly
 planar neighbourhoods stuck on a plateau, and dense ones would pay ten times the work."""
 RESTART_SEED = 20261202
-TRANSPOSE_LIMIT = 40
+TRANSPOSE_LIMIT = 24
 """Above this many vertices (dummies included) the ordering is barycentric sweeps only:
-transposition there cost ~40% of the layout time of a dense generated network for ~13%
-fewer crossings in hairballs no order untangles (the shared networks have none so big)."""
+on a dense generated 10k network, transposition from 24 to 40 vertices cost 40% of the
+ordering time for 8% fewer crossings in hairballs no order untangles (the shared networks
+gain one crossing in all: 51 instead of 50)."""
 SEARCH_LIMIT = 16
 """Sifting and restarts cost more than linear time: only for diagrams up to this many
 vertices (dummies included). On dense generated networks those between 16 and 24 vertices
