@@ -151,7 +151,10 @@ class Cache:
     salt: str = ""
     texts: dict[str, str] = field(default_factory=dict)
     beliefs: dict[str, tuple[list[str], frozenset[str]]] = field(default_factory=dict)
-    """id -> (its files, the ids its files read), for this build."""
+    """id -> (its files, the ids its files read), for each belief this build rendered."""
+    kept: dict[str, tuple[list[str], list[int]]] = field(default_factory=dict)
+    """id -> (its files, its reads as indexes into the previous `ids`), for each belief kept:
+    carried over as they are (re-sorting 10,000 lists of ids took 0.1 s)."""
 
     @classmethod
     def open(cls, folder: Path) -> "Cache":
@@ -176,7 +179,7 @@ class Cache:
         try:
             return self._unchanged(ctx, origin, old)
         except (KeyError, IndexError, TypeError, ValueError):  # not a manifest of ours
-            self.beliefs.clear()
+            self.kept.clear()
             return None
 
     def _unchanged(self, ctx: RenderContext, origin: Path, old: dict) -> Reuse:
@@ -187,8 +190,10 @@ class Cache:
             reads = old["reads"][k]
             if reads is None or belief_id not in ctx.visible or not changed.isdisjoint(reads):
                 continue
+            if reads and not (set(map(type, reads)) == {int} and 0 <= min(reads) and max(reads) < len(ids)):
+                raise IndexError("a read that is not an index into the manifest's ids")
             files[belief_id] = old["files"][k]
-            self.beliefs[belief_id] = (old["files"][k], frozenset(ids[r] for r in reads))
+            self.kept[belief_id] = (old["files"][k], reads)
         previous = frozenset(old["site"]).union(*(f for f in old["files"] if f))
         if not all(isinstance(p, str) and safe_relative(p) and p != MARKER for p in previous):
             raise ValueError("a path outside the site")  # never delete or link outside it
@@ -203,14 +208,26 @@ class Cache:
         """Keep this build's manifest (after the site in `out`, of these files, was written)."""
         ids = sorted(self.texts)
         index = {i: k for k, i in enumerate(ids)}
-        entries = [self.beliefs.get(i) for i in ids]
-        belief_files = {p for e in entries if e for p in e[0]}
+        before = self.previous.get("ids")
+        renumber = None if before == ids else (lambda reads: sorted(
+            index[before[r]] for r in reads if before[r] in index))
+        files, reads = [], []
+        for belief_id in ids:
+            if belief_id in self.kept:
+                entry, read = self.kept[belief_id]
+                read = read if renumber is None else renumber(read)
+            elif belief_id in self.beliefs:
+                entry, seen = self.beliefs[belief_id]
+                read = sorted(index[r] for r in seen if r in index)
+            else:
+                entry, read = None, None
+            files.append(entry)
+            reads.append(read)
+        belief_files = {p for entry in files if entry for p in entry}
         manifest = {
             "format": FORMAT, "salt": self.salt, "out": os.path.abspath(out),
             "marker": marker_identity(out), "ids": ids,
-            "texts": [self.texts[i] for i in ids],
-            "reads": [sorted(index[r] for r in e[1] if r in index) if e else None for e in entries],
-            "files": [e[0] if e else None for e in entries],
+            "texts": [self.texts[i] for i in ids], "reads": reads, "files": files,
             "site": sorted(set(paths) - belief_files)}
         data = json.dumps(manifest, ensure_ascii=False, separators=(",", ":"))
         replace_file(self.folder / MANIFEST, data.encode("utf-8"))

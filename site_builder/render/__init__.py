@@ -103,7 +103,7 @@ def emitters() -> tuple[Emitter, ...]:
     """The site's own outputs, after the belief files (render.belief), in order."""
     from . import assets, badges, changes, exports, graph, pages
 
-    return (pages.emit, badges.emit, exports.emit, assets.emit, graph.emit,
+    return (pages.emit, *exports.PARTS, graph.emit, badges.emit, assets.emit,
             changes.emit, changes.emit_redirects)
 
 

@@ -52,7 +52,10 @@ SEARCH_LIMIT = 16
 vertices (dummies included). On dense generated networks those between 16 and 24 vertices
 took ~6 ms each; on the shared networks this cap costs 50 crossings in all instead of 28
 (Graphviz: 150)."""
-PLACEMENT_ROUNDS = 4
+PLACEMENT_ROUNDS = 1
+"""Sweeps of the placement (down and up from the widest row, then down and up the whole
+diagram). More rounds moved no box of the shared networks and shortened edges of a dense
+generated network by under 0.5%, at 2.4x the placement time."""
 
 
 class _Layered:

@@ -12,10 +12,13 @@ from typing import Iterator
 from .. import OutputFile, RenderContext
 from . import inventory, json_exports, llms, sitemap
 
-__all__ = ["emit"]
+__all__ = ["PARTS", "emit"]
+
+PARTS = (json_exports.emit, inventory.emit, sitemap.emit, llms.emit)
+"""One emitter per export (separate tasks for the worker pool: they take 0.1-0.2 s each at 10k)."""
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
     """Every export file of the site."""
-    for part in (json_exports.emit, inventory.emit, sitemap.emit, llms.emit):
+    for part in PARTS:
         yield from part(ctx)
