@@ -208,14 +208,12 @@ class Cache:
         """Keep this build's manifest (after the site in `out`, of these files, was written)."""
         ids = sorted(self.texts)
         index = {i: k for k, i in enumerate(ids)}
-        before = self.previous.get("ids")
-        renumber = None if before == ids else (lambda reads: sorted(
-            index[before[r]] for r in reads if before[r] in index))
+        # Beliefs are kept only under an equal salt, which covers every id: the indexes hold.
+        assert not self.kept or self.previous.get("ids") == ids
         files, reads = [], []
         for belief_id in ids:
             if belief_id in self.kept:
                 entry, read = self.kept[belief_id]
-                read = read if renumber is None else renumber(read)
             elif belief_id in self.beliefs:
                 entry, seen = self.beliefs[belief_id]
                 read = sorted(index[r] for r in seen if r in index)

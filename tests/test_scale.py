@@ -247,6 +247,18 @@ def test_a_manifest_naming_paths_outside_the_site_gives_a_cold_build(cli, genera
     assert "kept" not in report and outside.read_text() == "keep me"
 
 
+@pytest.mark.parametrize("bad", [1.5, 10**9, -1, "0"])
+def test_a_manifest_with_reads_that_are_not_indexes_gives_a_cold_build(cli, tmp_path, bad):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    manifest = json.loads((cache / "manifest.json").read_text())
+    manifest["reads"] = [[bad] if reads is not None else None for reads in manifest["reads"]]
+    (cache / "manifest.json").write_text(json.dumps(manifest))
+    report = _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    assert "kept" not in report
+    assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
+
+
 def test_graphviz_diagrams_turn_reuse_off(cli, generated, tmp_path):
     from site_builder.render.diagrams import graphviz
     if graphviz.find_executable("graphviz")[0] is None:
