@@ -28,10 +28,16 @@ import hashlib
 import json
 import os
 import sys
+from contextlib import contextmanager
 from importlib import metadata
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, Iterator
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: builds sharing a cache are not serialised
+    fcntl = None  # type: ignore[assignment]
 
 from . import __version__
 from .config import SiteConfig
@@ -41,10 +47,11 @@ from .render.belief import Outputs
 from .render.pages import templates_dir
 from .write import MARKER, replace_file, safe_relative
 
-__all__ = ["Cache", "Reuse", "DEFAULT_FOLDER", "MANIFEST", "cache_folder"]
+__all__ = ["Cache", "Reuse", "DEFAULT_FOLDER", "MANIFEST", "cache_folder", "locked"]
 
 DEFAULT_FOLDER = ".belief-site-cache"
 MANIFEST = "manifest.json"
+LOCK = "lock"
 FORMAT = 1
 
 
@@ -53,6 +60,28 @@ def cache_folder(config: SiteConfig, explicit: str | None = None) -> Path:
     if explicit:
         return Path(explicit)
     return (Path(config.config_path).parent if config.config_path else Path(".")) / DEFAULT_FOLDER
+
+
+@contextmanager
+def locked(folder: Path, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold the cache folder for one build. A second build sharing it waits (told through
+    `waiting`, with the holder's pid): it would read a manifest the first one is replacing,
+    and both would update the same site. The lock goes with the process, even a killed one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / LOCK, "a+") as handle:
+        if fcntl is not None:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if waiting is not None:
+                    handle.seek(0)
+                    waiting(handle.read().strip() or "?")
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"{os.getpid()}\n")
+            handle.flush()
+        yield
 
 
 def _digest(*parts: str | bytes) -> str:

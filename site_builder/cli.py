@@ -265,7 +265,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         built = build(config, out, keep_going=args.keep_going, strict=args.strict,
                       diff_base=args.diff_base, jobs=args.jobs or default_jobs(),
                       cache=None if args.no_cache else cache_folder(config, args.cache_dir),
-                      stages=stages, progress=None if args.quiet else progress)
+                      stages=stages, progress=None if args.quiet else progress,
+                      waiting=lambda pid: print(f"belief-site: waiting for another build using the cache "
+                                                f"folder (pid {pid})", file=sys.stderr))
     finally:
         progress.close()
     found = [*problems, *built.diagnostics]

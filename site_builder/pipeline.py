@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -18,7 +19,7 @@ from .parse import Parsed, parse
 from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
 from .evaluate.visibility import visible_ids
-from .cache import Cache, Reuse
+from .cache import Cache, Reuse, locked
 from .progress import Stages
 from .render import OutputFile, RenderContext, render
 from .render.search import SearchError
@@ -103,14 +104,16 @@ def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Che
 
 def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool = False,
           diff_base: str | None = None, jobs: int = 1, cache: Path | None = None,
-          stages: Stages | None = None, progress: Callable[[int, int], None] | None = None) -> Built:
+          stages: Stages | None = None, progress: Callable[[int, int], None] | None = None,
+          waiting: Callable[[str], None] | None = None) -> Built:
     """Check the configured source and write the site into `out` (atomically).
 
     `diff_base` (a git revision, git:REV[:PATH], a folder or a network.json) adds the changes
     page and marks changed beliefs; `jobs` processes render the belief files; with a `cache`
     folder, beliefs whose files cannot have changed since the last build there are kept,
     not rendered (cache.py); `stages` collects seconds per stage; `progress(done, total)`
-    is called as belief files are written."""
+    is called as belief files are written; `waiting(pid)` when another build holds the
+    cache folder (this one waits for it)."""
     stages = stages or Stages()
     source = config.source_path()
     with stages.stage("read and evaluate"):
@@ -134,12 +137,19 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
                 return Built(kept, (*checked.diagnostics, *unreadable), 0, False)
             diff = compare(base, side_of(config.source, kept.evaluation), config.panel_max_items)
         ctx = replace(ctx, diff=diff, marks=diff.marks())
+    if cache is not None and Path(os.path.abspath(cache)).is_relative_to(os.path.abspath(out)):
+        problem = Diagnostic(str(cache), 0, "E801", "the cache folder is inside the output folder",
+                             "choose a --cache-dir outside -o (the output folder is replaced)")
+        return Built(kept, (*diagnostics, problem), 0, False)
+    with locked(cache, waiting) if cache is not None else nullcontext():
+        return _produce(kept, ctx, out, jobs, cache, stages, progress, diagnostics)
+
+
+def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Path | None,
+             stages: Stages, progress, diagnostics: list[Diagnostic]) -> Built:
+    """Render and write the site (with the cache folder held, when there is one)."""
     store, reused = None, None
     if cache is not None:
-        if Path(os.path.abspath(cache)).is_relative_to(os.path.abspath(out)):
-            problem = Diagnostic(str(cache), 0, "E801", "the cache folder is inside the output folder",
-                                 "choose a --cache-dir outside -o (the output folder is replaced)")
-            return Built(kept, (*diagnostics, problem), 0, False)
         with stages.stage("cache"):
             store = Cache.open(cache)
             reused = store.reusable(ctx)
@@ -148,7 +158,7 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
             done = _done(store, progress, len(ctx.visible))
             paths, problems = _write(ctx, out, jobs, reused, done, stages)
     except SearchError as exc:  # e.g. no Pagefind binary: a diagnostic, never a traceback
-        problem = Diagnostic(str(source), 0, "E803", str(exc), exc.hint)
+        problem = Diagnostic(str(ctx.config.source_path()), 0, "E803", str(exc), exc.hint)
         return Built(kept, (*diagnostics, problem), 0, False)
     produced = sum(v for k, v in stages.seconds.items() if k in _RENDER_STAGES)
     stages.add("write", stages.seconds.pop("total render and write") - produced)

@@ -314,6 +314,22 @@ def test_the_cache_is_never_inside_the_output_folder(cli, tmp_path):
     assert code == 1 and "E801" in err and "cache" in err and not site.exists()
 
 
+def test_a_second_build_sharing_the_cache_waits_for_the_first(tmp_path):
+    from site_builder.cache import locked
+    cache, site = tmp_path / "cache", tmp_path / "site"
+    command = [sys.executable, "-c", "import sys; from site_builder.cli import main; sys.exit(main())",
+               "build", str(EXAMPLE), "-o", str(site), "--cache-dir", str(cache), "--no-search"]
+    with locked(cache):  # another build holds it
+        second = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        first_line = second.stderr.readline()
+        assert "waiting for another build using the cache folder" in first_line, first_line
+        assert f"pid {os.getpid()}" in first_line
+        time.sleep(0.5)
+        assert second.poll() is None and not site.exists()  # still waiting
+    assert second.wait(timeout=120) == 0, second.stderr.read()
+    assert (site / "index.html").is_file() and (cache / "manifest.json").is_file()
+
+
 def test_no_cache_neither_reads_nor_writes_a_cache(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--no-cache", "--no-search")
