@@ -19,7 +19,8 @@ content; otherwise its files are kept: left in place when the build writes into 
 the last one wrote (write.update_site), hard-linked from it otherwise (`serve`, which builds
 each time into a new folder). Listings, exports and the search bundle are always rebuilt.
 Diagrams laid out by Graphviz (drawn before the pages, outside the recorded reads) turn
-reuse off. The result is the same site a cold build writes (tests/test_scale.py).
+reuse off. The result is the same site a cold build writes (tests/test_scale.py). A build
+holds the folder's `lock` (`locked`) from reading the manifest to saving the next one.
 """
 
 from __future__ import annotations
