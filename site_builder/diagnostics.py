@@ -65,6 +65,7 @@ CODES = {
     "E801": "output file exists (use --force)",
     "E802": "configuration problem",
     "E803": "search index could not be built (use --no-search)",
+    "W804": "cache folder unusable (the build went on without it)",
     "W901": "diagram engine failed for one diagram (built-in layout used)",
 }
 

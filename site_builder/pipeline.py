@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from contextlib import nullcontext
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -141,8 +141,19 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
         problem = Diagnostic(str(cache), 0, "E801", "the cache folder is inside the output folder",
                              "choose a --cache-dir outside -o (the output folder is replaced)")
         return Built(kept, (*diagnostics, problem), 0, False)
-    with locked(cache, waiting) if cache is not None else nullcontext():
+    with ExitStack() as held:
+        if cache is not None:
+            try:
+                held.enter_context(locked(cache, waiting))
+            except OSError as exc:  # read-only checkout, say: the cache only saves time
+                diagnostics.append(_no_cache(cache, exc))
+                cache = None
         return _produce(kept, ctx, out, jobs, cache, stages, progress, diagnostics)
+
+
+def _no_cache(cache: Path, exc: OSError) -> Diagnostic:
+    return Diagnostic(str(cache), 0, "W804", f"cannot use the cache folder: {exc.strerror or exc}",
+                      "the build went on without it; choose a writable --cache-dir, or --no-cache")
 
 
 def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Path | None,
@@ -164,7 +175,10 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
     stages.add("write", stages.seconds.pop("total render and write") - produced)
     if store is not None and not problems:
         with stages.stage("cache"):
-            store.save(out, paths)
+            try:
+                store.save(out, paths)
+            except OSError as exc:  # the site is written; the next build is a cold one
+                diagnostics.append(_no_cache(store.folder, exc))
     return Built(kept, (*diagnostics, *problems), len(paths), not problems,
                  len(reused.files) if reused else 0)
 

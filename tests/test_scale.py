@@ -330,6 +330,25 @@ def test_a_second_build_sharing_the_cache_waits_for_the_first(tmp_path):
     assert (site / "index.html").is_file() and (cache / "manifest.json").is_file()
 
 
+def test_an_unusable_cache_folder_is_a_warning_and_the_build_goes_on(cli, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--cache-dir", blocker / "cache", "--no-search")
+    assert code == 0 and "W804" in err and "Traceback" not in err, err
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_a_cache_that_cannot_be_saved_is_a_warning_and_the_site_stays(cli, tmp_path, monkeypatch):
+    from site_builder import cache as cache_module
+
+    def full(self, out, paths):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(cache_module.Cache, "save", full)
+    code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--cache-dir", tmp_path / "cache", "--no-search")
+    assert code == 0 and "W804" in err and "No space left" in err and "build failed" not in err, err
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
 def test_no_cache_neither_reads_nor_writes_a_cache(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--no-cache", "--no-search")
