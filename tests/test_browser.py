@@ -56,13 +56,23 @@ def browser():
 def page(browser, served):
     """A fresh page that records console errors, failed requests and every request's host."""
     context = browser.new_context()
-    tab = context.new_page()
-    tab.problems = []
-    tab.on("console", lambda m: m.type == "error" and tab.problems.append(f"console: {m.text}"))
-    tab.on("requestfailed", lambda r: tab.problems.append(f"failed: {r.url}"))
-    tab.on("request", lambda r: None if r.url.startswith(served) else tab.problems.append(f"left: {r.url}"))
+    tab = _record_problems(context.new_page(), lambda url: url.startswith(served))
     yield tab
     context.close()
+
+
+def _record_problems(tab, local):
+    """Console errors, failed requests and error responses, and requests leaving the site
+    (`local(url)` false), collected in `tab.problems`. A request aborted because the test
+    navigated on (net::ERR_ABORTED, under load) is not a problem: a missing file is a 404."""
+    tab.problems = []
+    tab.on("console", lambda m: m.type == "error" and tab.problems.append(f"console: {m.text}"))
+    tab.on("pageerror", lambda e: tab.problems.append(f"page error: {e}"))
+    tab.on("requestfailed", lambda r: None if r.failure == "net::ERR_ABORTED"
+           else tab.problems.append(f"failed: {r.url} ({r.failure})"))
+    tab.on("response", lambda r: r.status >= 400 and tab.problems.append(f"HTTP {r.status}: {r.url}"))
+    tab.on("request", lambda r: None if local(r.url) else tab.problems.append(f"left: {r.url}"))
+    return tab
 
 
 def test_pages_load_cleanly(page, served):
@@ -156,14 +166,8 @@ def _serve(folder: Path):
 
 def _watched(context, base: str):
     """A tab that records console errors, failed requests and any request outside `base`'s host."""
-    tab = context.new_page()
-    tab.problems = []
     host = base.split("/", 3)[2]
-    tab.on("console", lambda m: m.type == "error" and tab.problems.append(f"console: {m.text}"))
-    tab.on("pageerror", lambda e: tab.problems.append(f"page error: {e}"))
-    tab.on("requestfailed", lambda r: tab.problems.append(f"failed: {r.url}"))
-    tab.on("request", lambda r: None if r.url.split("/", 3)[2] == host else tab.problems.append(f"left: {r.url}"))
-    return tab
+    return _record_problems(context.new_page(), lambda url: url.split("/", 3)[2] == host)
 
 
 @pytest.fixture(scope="module")
