@@ -25,6 +25,7 @@ holds the folder's `lock` (`locked`) from reading the manifest to saving the nex
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -67,22 +68,30 @@ def cache_folder(config: SiteConfig, explicit: str | None = None) -> Path:
 def locked(folder: Path, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
     """Hold the cache folder for one build. A second build sharing it waits (told through
     `waiting`, with the holder's pid): it would read a manifest the first one is replacing,
-    and both would update the same site. The lock goes with the process, even a killed one."""
+    and both would update the same site. A POSIX record lock (lockf), not flock: forked
+    render workers do not inherit it, so it ends with this process even when killed."""
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / LOCK, "a+") as handle:
-        if fcntl is not None:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                if waiting is not None:
-                    handle.seek(0)
-                    waiting(handle.read().strip() or "?")
-                fcntl.flock(handle, fcntl.LOCK_EX)
+        if fcntl is None:
+            yield
+            return
+        try:
+            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EACCES, errno.EAGAIN):
+                raise
+            if waiting is not None:
+                handle.seek(0)
+                waiting(handle.read().strip() or "?")
+            fcntl.lockf(handle, fcntl.LOCK_EX)
+        try:
             handle.seek(0)
             handle.truncate()
             handle.write(f"{os.getpid()}\n")
             handle.flush()
-        yield
+            yield
+        finally:
+            fcntl.lockf(handle, fcntl.LOCK_UN)
 
 
 def _digest(*parts: str | bytes) -> str:
@@ -137,19 +146,22 @@ def marker_identity(out: Path) -> list[int] | None:
     """The site marker's inode and modification time (None without one)."""
     try:
         st = (out / MARKER).stat()
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in a manifest's path
         return None
     return [st.st_ino, st.st_mtime_ns]
 
 
 def _compared(item: Belief | Justification) -> tuple:
-    """A belief's or justification's content: its compared fields, not where it was read (no
-    page shows a line, and an edit above it moves every later line)."""
+    """A belief's or justification's content: every field but where it was read (no page
+    shows a line, and an edit above it moves every later line). The IN/OUT tags written
+    before ids are content: they decide whether a justification citing an id outside the
+    network holds."""
     return tuple([_compared(j) for j in value] if name == "justifications" else value
-                 for name in _COMPARED[type(item)] for value in (getattr(item, name),))
+                 for name in _CONTENT[type(item)] for value in (getattr(item, name),))
 
 
-_COMPARED = {kind: [f.name for f in fields(kind) if f.compare] for kind in (Belief, Justification)}
+_LOCATION = {"path", "line", "ante_lines", "out_lines"}
+_CONTENT = {kind: [f.name for f in fields(kind) if f.name not in _LOCATION] for kind in (Belief, Justification)}
 
 
 def texts(ctx: RenderContext) -> dict[str, str]:
@@ -191,7 +203,7 @@ class Cache:
         """The cache in `folder` (empty when missing or unreadable: a cold build)."""
         try:
             previous = json.loads((folder / MANIFEST).read_text("utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # RecursionError: absurdly nested JSON
             previous = {}
         if not isinstance(previous, dict) or previous.get("format") != FORMAT:
             previous = {}
@@ -214,16 +226,22 @@ class Cache:
 
     def _unchanged(self, ctx: RenderContext, origin: Path, old: dict) -> Reuse:
         ids, before = old["ids"], dict(zip(old["ids"], old["texts"], strict=True))
+        if ids != sorted(self.texts):  # the salt covers the ids: only a damaged manifest differs
+            raise ValueError("the manifest's ids are not this network's")
         changed = {k for k, i in enumerate(ids) if self.texts.get(i) != before[i]}
         files: dict[str, list[str]] = {}
         for k, belief_id in enumerate(ids):
-            reads = old["reads"][k]
+            reads, paths = old["reads"][k], old["files"][k]
             if reads is None or belief_id not in ctx.visible or not changed.isdisjoint(reads):
                 continue
+            if not (type(reads) is list and type(paths) is list and all(type(p) is str for p in paths)):
+                raise TypeError("a belief's reads or files are not lists")
             if reads and not (set(map(type, reads)) == {int} and 0 <= min(reads) and max(reads) < len(ids)):
                 raise IndexError("a read that is not an index into the manifest's ids")
-            files[belief_id] = old["files"][k]
-            self.kept[belief_id] = (old["files"][k], reads)
+            files[belief_id] = paths
+            self.kept[belief_id] = (paths, reads)
+        if type(old["site"]) is not list or not all(f is None or type(f) is list for f in old["files"]):
+            raise TypeError("the site's files are not lists")
         previous = frozenset(old["site"]).union(*(f for f in old["files"] if f))
         if not all(isinstance(p, str) and safe_relative(p) and p != MARKER for p in previous):
             raise ValueError("a path outside the site")  # never delete or link outside it
@@ -238,8 +256,7 @@ class Cache:
         """Keep this build's manifest (after the site in `out`, of these files, was written)."""
         ids = sorted(self.texts)
         index = {i: k for k, i in enumerate(ids)}
-        # Beliefs are kept only under an equal salt, which covers every id: the indexes hold.
-        assert not self.kept or self.previous.get("ids") == ids
+        # Beliefs are kept only when the manifest's ids are these (`_unchanged`): the indexes hold.
         files, reads = [], []
         for belief_id in ids:
             if belief_id in self.kept:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -247,16 +249,43 @@ def test_a_manifest_naming_paths_outside_the_site_gives_a_cold_build(cli, genera
     assert "kept" not in report and outside.read_text() == "keep me"
 
 
-@pytest.mark.parametrize("bad", [1.5, 10**9, -1, "0"])
-def test_a_manifest_with_reads_that_are_not_indexes_gives_a_cold_build(cli, tmp_path, bad):
+def _damaged(key, value):
+    def damage(manifest):
+        manifest[key] = value(manifest)
+    return damage
+
+
+DAMAGE = {
+    **{f"read {bad!r}": _damaged("reads", lambda m, bad=bad: [[bad] if r is not None else None for r in m["reads"]])
+       for bad in (1.5, 10**9, -1, "0", True, None, [0])},
+    "reads not lists": _damaged("reads", lambda m: [0 if r is not None else None for r in m["reads"]]),
+    "files not lists": _damaged("files", lambda m: [0 if f is not None else None for f in m["files"]]),
+    "files of strings": _damaged("files", lambda m: ["index.html" if f is not None else None for f in m["files"]]),
+    "ids reordered": _damaged("ids", lambda m: m["ids"][::-1]),
+    "ids duplicated": _damaged("ids", lambda m: [m["ids"][0]] * len(m["ids"])),
+    "site not a list": _damaged("site", lambda m: "index.html"),
+    "NUL in out": _damaged("out", lambda m: m["out"] + "\0"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_manifest_gives_a_cold_build(cli, tmp_path, damage):
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
     manifest = json.loads((cache / "manifest.json").read_text())
-    manifest["reads"] = [[bad] if reads is not None else None for reads in manifest["reads"]]
+    DAMAGE[damage](manifest)
     (cache / "manifest.json").write_text(json.dumps(manifest))
     report = _build(cli, EXAMPLE, site, "--cache-dir", cache)
     assert "kept" not in report
     assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
+
+
+def test_deeply_nested_manifest_gives_a_cold_build(cli, tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", cache)
+    assert json.loads((cache / "manifest.json").read_text())["format"] == 1
 
 
 def test_graphviz_diagrams_turn_reuse_off(cli, generated, tmp_path):
@@ -294,6 +323,48 @@ def test_a_claim_edit_that_moves_lines_in_a_document_stays_incremental(cli, tmp_
     assert tree_digest(site) == _cold(cli, project / "beliefs", tmp_path / "cold")
 
 
+DERIVED_WITH_EXTERNAL = """derived-one
+
+IN derived (depth 1)
+
+A derived belief with two justifications.
+
+Justifications
+
+SL — first
+
+Antecedents (all must be IN):
+
+IN unrelated — A premise no other belief cites.
+
+SL — second
+
+Antecedents (all must be IN):
+
+{tag} external-thing — A belief outside this network.
+"""
+
+
+def test_a_tag_on_an_id_outside_the_network_is_structure(cli, tmp_path):
+    """The IN/OUT tag written before an id the network lacks decides whether that
+    justification holds (spec: external ids), so flipping it is a change of structure even
+    when no status changes."""
+    beliefs = tmp_path / "beliefs"
+    beliefs.mkdir()
+    (beliefs / "unrelated.md").write_text(
+        "# unrelated\n\n**IN** · premise\n\nA premise no other belief cites.\n", encoding="utf-8")
+    doc = beliefs / "derived-one.md"
+    doc.write_text(DERIVED_WITH_EXTERNAL.format(tag="OUT"), encoding="utf-8")
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, beliefs, site, "--cache-dir", cache)
+    page = (site / "belief" / "derived-one" / "index.html").read_text(encoding="utf-8")
+    assert "does not hold" in page
+    doc.write_text(DERIVED_WITH_EXTERNAL.format(tag="IN"), encoding="utf-8")
+    _build(cli, beliefs, site, "--cache-dir", cache)
+    assert tree_digest(site) == _cold(cli, beliefs, tmp_path / "cold")
+    assert "does not hold" not in (site / "belief" / "derived-one" / "index.html").read_text(encoding="utf-8")
+
+
 def test_a_template_or_config_change_rebuilds_everything(cli, tmp_path):
     project = tmp_path / "project"
     shutil.copytree(EXAMPLE, project / "beliefs")
@@ -314,20 +385,69 @@ def test_the_cache_is_never_inside_the_output_folder(cli, tmp_path):
     assert code == 1 and "E801" in err and "cache" in err and not site.exists()
 
 
+def _first_line(process, timeout: float = 60) -> str:
+    """A child's first stderr line, or "" after `timeout` (a test must fail, not hang)."""
+    ready, _, _ = select.select([process.stderr], [], [], timeout)
+    return process.stderr.readline() if ready else ""
+
+
+BUILD = [sys.executable, "-c", "import sys; from site_builder.cli import main; sys.exit(main())", "build"]
+
+
 def test_a_second_build_sharing_the_cache_waits_for_the_first(tmp_path):
     from site_builder.cache import locked
     cache, site = tmp_path / "cache", tmp_path / "site"
-    command = [sys.executable, "-c", "import sys; from site_builder.cli import main; sys.exit(main())",
-               "build", str(EXAMPLE), "-o", str(site), "--cache-dir", str(cache), "--no-search"]
-    with locked(cache):  # another build holds it
-        second = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-        first_line = second.stderr.readline()
-        assert "waiting for another build using the cache folder" in first_line, first_line
-        assert f"pid {os.getpid()}" in first_line
-        time.sleep(0.5)
-        assert second.poll() is None and not site.exists()  # still waiting
-    assert second.wait(timeout=120) == 0, second.stderr.read()
+    command = [*BUILD, str(EXAMPLE), "-o", str(site), "--cache-dir", str(cache), "--no-search"]
+    second = None
+    try:
+        with locked(cache):  # another build holds it
+            second = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+            first_line = _first_line(second)
+            assert "waiting for another build using the cache folder" in first_line, first_line
+            assert f"pid {os.getpid()}" in first_line
+            time.sleep(0.5)
+            assert second.poll() is None and not site.exists()  # still waiting
+        assert second.wait(timeout=120) == 0, second.stderr.read()
+    finally:
+        if second is not None and second.poll() is None:
+            second.kill()
     assert (site / "index.html").is_file() and (cache / "manifest.json").is_file()
+
+
+def test_the_cache_lock_ends_with_a_killed_build_not_with_its_workers(generated, tmp_path):
+    """Render workers are forked while the lock is held; killing the build must free it."""
+    cache, site = tmp_path / "cache", tmp_path / "site"
+    command = [*BUILD, str(generated), "-o", str(site), "--cache-dir", str(cache), "--no-search", "-j", "2"]
+    holder = subprocess.Popen(command, stderr=subprocess.DEVNULL, cwd=tmp_path, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(holder.pid)) < 2 and holder.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        workers = _children(holder.pid)
+        assert len(workers) >= 2, "the build never started its workers"
+        holder.kill()
+        holder.wait()
+        second = subprocess.run([*BUILD, str(EXAMPLE), "-o", str(tmp_path / "other"), "--cache-dir", str(cache),
+                                 "--no-search"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert second.returncode == 0 and "waiting" not in second.stderr, second.stderr
+    finally:
+        os.killpg(holder.pid, signal.SIGKILL) if holder.poll() is None else None
+        for pid in _children(holder.pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _children(pid: int) -> list[int]:
+    """Processes whose parent is `pid`, or in its session (orphans keep it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid or int(fields[3]) == pid:  # ppid, or session id
+                found.append(int(entry.name))
+    return [p for p in found if p != pid]
 
 
 def test_an_unusable_cache_folder_is_a_warning_and_the_build_goes_on(cli, tmp_path):

@@ -1,8 +1,9 @@
 """Render: an Evaluation and a SiteConfig -> output files, through emitters listed as data.
 
 Each visible belief's files (page, index.json, badges) come first (render.belief, in
-parallel with `jobs`); then each emitter module exposes `emit(ctx) -> Iterator[OutputFile]`; adding an output is one
-module plus one line in `emitters()`. Render is pure: no clock, no randomness, no absolute
+parallel with `jobs`); then each emitter module exposes `emit(ctx) -> Iterator[OutputFile]`
+(exports: one per file, `exports.PARTS`); adding an output is one module plus one line in
+`emitters()`. Render is pure: no clock, no randomness, no absolute
 paths, collections sorted, so the same input gives byte-identical output.
 """
 

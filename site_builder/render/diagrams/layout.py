@@ -50,8 +50,8 @@ gain one crossing in all: 51 instead of 50)."""
 SEARCH_LIMIT = 16
 """Sifting and restarts cost more than linear time: only for diagrams up to this many
 vertices (dummies included). On dense generated networks those between 16 and 24 vertices
-took ~6 ms each; on the shared networks this cap costs 50 crossings in all instead of 28
-(Graphviz: 150)."""
+took ~6 ms each; on the shared networks this cap (with TRANSPOSE_LIMIT) leaves 51 crossings
+in all instead of 28 (Graphviz: 150)."""
 PLACEMENT_ROUNDS = 1
 """Sweeps of the placement (down and up from the widest row, then down and up the whole
 diagram). More rounds moved no box of the shared networks and shortened edges of a dense
