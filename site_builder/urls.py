@@ -7,9 +7,12 @@ site works under any sub-path (PR previews) and, with `use_directory_urls: false
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .ids import id_problem
 
 
+@lru_cache(maxsize=1 << 17)  # five paths per belief and per listing row: validate each id once
 def _segments(belief_id: str) -> str:
     problem = id_problem(belief_id)
     if problem:  # ids are validated in parse; this guards against traversal all the same

@@ -15,6 +15,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 import sphobjinv
+from hypothesis import given
+from hypothesis import strategies as st
 
 from site_builder import __version__
 from site_builder.config import SiteConfig
@@ -418,3 +420,14 @@ def test_output_is_deterministic_and_independent_of_input_order():
     reordered = Network(dict(reversed(list(example().beliefs.items()))), repos=example().repos)
     assert exports(context(reordered, VISIBLE, site_url=SITE)) == first
     assert all(f.data.endswith(b"\n") or f.path == "objects.inv" for f in first)
+
+
+@given(st.text(alphabet=st.sampled_from("ab é→\t\n\r\x00\x01\x1c\x1f\x7f\x85\x9f\xa0\u2028\u200b\u3000"), max_size=30))
+def test_one_line_turns_each_run_of_whitespace_or_control_characters_into_one_space(text):
+    from itertools import groupby
+    import unicodedata
+    from site_builder.render.exports.records import one_line
+
+    blank = lambda c: c.isspace() or unicodedata.category(c) == "Cc"  # noqa: E731
+    expected = "".join(" " if is_blank else "".join(run) for is_blank, run in groupby(text, blank)).strip(" ")
+    assert one_line(text) == expected
