@@ -74,7 +74,9 @@ def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic], bool, 
         found.append(Diagnostic(path, 1, "W103", "byte-order mark present (stripped)"))
     crlf = "\r\n" in text
     text = text.replace("\r\n", "\n")
-    for lineno, line in enumerate(text.split("\n"), 1):
+    # One scan of the whole text; the line-by-line one only to say where (10k beliefs: 200k lines).
+    suspect = _CONTROL.search(text) is not None or "\r" in text
+    for lineno, line in enumerate(text.split("\n") if suspect else (), 1):
         match = _CONTROL.search(line) or (re.search("\r", line))
         if match:
             char = match.group()

@@ -35,9 +35,11 @@ def corrupt_hint(text: str) -> str:
 
 def _pairs_hook(duplicates: list[str]):
     def hook(pairs):
-        seen = Counter(k for k, _ in pairs)
-        duplicates.extend(k for k, n in seen.items() if n > 1)
-        return dict(pairs)
+        found = dict(pairs)
+        if len(found) < len(pairs):  # rare: count only then
+            seen = Counter(k for k, _ in pairs)
+            duplicates.extend(k for k, n in seen.items() if n > 1)
+        return found
     return hook
 
 
@@ -48,8 +50,9 @@ def _key_lines(text: str) -> dict[str, int]:
     for match in _KEY_LINE.finditer(text):
         line += text.count("\n", position, match.start(1))  # count only the new stretch
         position = match.start(1)
+        quoted = match.group(1)
         try:
-            key = json.loads(match.group(1))
+            key = quoted[1:-1] if "\\" not in quoted else json.loads(quoted)  # most keys: no escapes
         except ValueError:
             continue
         lines.setdefault(key, line)
@@ -79,14 +82,14 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
         if key not in _TOP_KEYS:
             found.append(Diagnostic(path, lines.get(key, 1), "W604",
                                     f"unknown top-level key {key!r} (kept verbatim)"))
+    nodes = data["nodes"]
+    fields = Counter(_json_fields(n) for n in nodes.values() if isinstance(n, dict)).most_common(1)
+    default = fields[0][0] if fields else NODE_FIELDS  # the project's; a node records only other sets
     beliefs = {}
-    for node_id in sorted(data["nodes"]):
-        belief = _node(node_id, data["nodes"][node_id], path, lines.get(node_id, 0), found)
+    for node_id in sorted(nodes):
+        belief = _node(node_id, nodes[node_id], path, lines.get(node_id, 0), found, default)
         if belief:
             beliefs[node_id] = belief
-    fields = Counter(b.json_fields for b in beliefs.values()).most_common(1)
-    default = fields[0][0] if fields else NODE_FIELDS
-    beliefs = {k: _with_default(b, default) for k, b in beliefs.items()}
     meta = data.get("meta")
     _check_meta(meta, len(data["nodes"]), path, lines, found)
     nogoods = _nogoods(data.get("nogoods", []), path, found, source.text)
@@ -96,14 +99,12 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
                    pins_lost=True, origin=path), found
 
 
-def _with_default(belief: Belief, default: tuple[str, ...]) -> Belief:
-    if belief.json_fields != default:
-        return belief
-    from dataclasses import replace
-    return replace(belief, json_fields=None)
+def _json_fields(node: dict) -> tuple[str, ...]:
+    return tuple(k for k in NODE_FIELDS if k in node)
 
 
-def _node(node_id: str, node: Any, path: str, line: int, found: list) -> Belief | None:
+def _node(node_id: str, node: Any, path: str, line: int, found: list,
+          default: tuple[str, ...]) -> Belief | None:
     """One node -> Belief, or None with E602."""
     def bad(message: str) -> None:
         found.append(Diagnostic(path, line, "E602", f"node {node_id!r}: {message} (node left out)"))
@@ -139,7 +140,7 @@ def _node(node_id: str, node: Any, path: str, line: int, found: list) -> Belief 
     return Belief(
         id=node_id, text=node["text"], declared=tv, justifications=tuple(justs),
         metadata=node.get("metadata", {}), extra=extra,
-        json_fields=tuple(k for k in NODE_FIELDS if k in node), path=path, line=line,
+        json_fields=None if (present := _json_fields(node)) == default else present, path=path, line=line,
         **{k: node[k] for k in STRING_FIELDS if k in node})
 
 
