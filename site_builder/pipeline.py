@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import os
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from .checks import check_documents
 from .diff import alias_problems, compare, read_side, side_of
@@ -39,12 +40,26 @@ class Checked:
 
 def check(source: str | Path, limit: int = DEFAULT_LIMIT) -> Checked:
     """Read and evaluate a source; collect all diagnostics (never raises on content)."""
-    sources = load(source)
-    parsed = parse(sources)
-    evaluation = evaluate(parsed.network, limit)
+    with _collector_paused():
+        sources = load(source)
+        parsed = parse(sources)
+        evaluation = evaluate(parsed.network, limit)
     found = (*parsed.diagnostics, *evaluation.diagnostics,
              *check_documents(parsed.documents, evaluation), *alias_problems(parsed.network))
     return Checked(parsed, evaluation, tuple(sorted(set(found), key=Diagnostic.sort_key)))
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Reading builds a large acyclic structure that reference counting frees on its own; the
+    cycle collector would walk it again and again as it grows (0.7 of 3.5 s at 50,000 beliefs)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def formatted(checked: Checked) -> list[tuple[Path, bytes, bytes]]:

@@ -570,3 +570,20 @@ def test_a_failed_render_stops_the_search_indexer(monkeypatch, tmp_path):
         build(SiteConfig(source=str(EXAMPLE)), tmp_path / "site")
     assert started and started[0]._service._process.poll() is not None  # no Pagefind left running
     assert not (tmp_path / "site").exists()
+
+
+def test_reading_pauses_the_cycle_collector_and_restores_its_state(monkeypatch):
+    import gc
+    from site_builder import pipeline
+    seen = []
+    real = pipeline.parse
+    monkeypatch.setattr(pipeline, "parse", lambda sources: (seen.append(gc.isenabled()), real(sources))[1])
+    assert gc.isenabled()
+    pipeline.check(EXAMPLE)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        pipeline.check(EXAMPLE)
+        assert not gc.isenabled()  # left as the caller had it
+    finally:
+        gc.enable()
