@@ -73,3 +73,20 @@ def test_pins_travel_as_retracted_true(tmp_path, cli):
     out = tmp_path / "again.json"
     cli("export", docs, "-o", out)
     assert json.loads(out.read_text())["nodes"]["c"]["truth_value"] == "OUT"
+
+
+@pytest.mark.parametrize("nodes, fields, own", [
+    # Nodes left out with E602 have no say in the project's field set.
+    ({"a": {"text": "a"}, "Bad": {"text": "y", "truth_value": "IN"}, "x1": {"text": "x", "truth_value": "MAYBE"}},
+     ("text",), {"a": None}),
+    # A tie goes to the first belief by id, whatever the order of the file.
+    ({"b": {"text": "b", "truth_value": "IN"}, "a": {"text": "a"}}, ("text",), {"a": None, "b": ("text", "truth_value")}),
+    ({"a": {"text": "a"}, "b": {"text": "b", "truth_value": "IN"}}, ("text",), {"a": None, "b": ("text", "truth_value")}),
+])
+def test_the_project_field_set_comes_from_valid_nodes_in_id_order(tmp_path, nodes, fields, own):
+    from site_builder.pipeline import check
+    path = tmp_path / "network.json"
+    path.write_text(json.dumps({"nodes": nodes}), encoding="utf-8")
+    network = check(path).parsed.network
+    assert network.node_fields == fields
+    assert {i: b.json_fields for i, b in network.beliefs.items()} == own

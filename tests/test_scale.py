@@ -587,3 +587,17 @@ def test_reading_pauses_the_cycle_collector_and_restores_its_state(monkeypatch):
         assert not gc.isenabled()  # left as the caller had it
     finally:
         gc.enable()
+
+
+def test_reading_off_the_main_thread_leaves_the_cycle_collector_alone(monkeypatch):
+    """The collector's switch is the process's: only the main thread may pause it."""
+    import gc
+    import threading
+    from site_builder import pipeline
+    seen = []
+    real = pipeline.parse
+    monkeypatch.setattr(pipeline, "parse", lambda sources: (seen.append(gc.isenabled()), real(sources))[1])
+    worker = threading.Thread(target=pipeline.check, args=(EXAMPLE,))
+    worker.start()
+    worker.join()
+    assert seen == [True] and gc.isenabled()

@@ -82,14 +82,19 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
         if key not in _TOP_KEYS:
             found.append(Diagnostic(path, lines.get(key, 1), "W604",
                                     f"unknown top-level key {key!r} (kept verbatim)"))
-    nodes = data["nodes"]
-    fields = Counter(_json_fields(n) for n in nodes.values() if isinstance(n, dict)).most_common(1)
-    default = fields[0][0] if fields else NODE_FIELDS  # the project's; a node records only other sets
+    valid = {}
+    for node_id in sorted(data["nodes"]):
+        fields = _node(node_id, data["nodes"][node_id], path, lines.get(node_id, 0), found)
+        if fields is not None:
+            valid[node_id] = fields
+    # The project's field set is the commonest among valid nodes (ties: the first by id); a
+    # belief records its own set only when it differs.
+    counted = Counter(f["json_fields"] for f in valid.values()).most_common(1)
+    default = counted[0][0] if counted else NODE_FIELDS
     beliefs = {}
-    for node_id in sorted(nodes):
-        belief = _node(node_id, nodes[node_id], path, lines.get(node_id, 0), found, default)
-        if belief:
-            beliefs[node_id] = belief
+    for node_id, fields in valid.items():
+        own = fields.pop("json_fields")
+        beliefs[node_id] = Belief(**fields, json_fields=None if own == default else own)
     meta = data.get("meta")
     _check_meta(meta, len(data["nodes"]), path, lines, found)
     nogoods = _nogoods(data.get("nogoods", []), path, found, source.text)
@@ -99,13 +104,8 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
                    pins_lost=True, origin=path), found
 
 
-def _json_fields(node: dict) -> tuple[str, ...]:
-    return tuple(k for k in NODE_FIELDS if k in node)
-
-
-def _node(node_id: str, node: Any, path: str, line: int, found: list,
-          default: tuple[str, ...]) -> Belief | None:
-    """One node -> Belief, or None with E602."""
+def _node(node_id: str, node: Any, path: str, line: int, found: list) -> dict[str, Any] | None:
+    """One node -> the Belief's fields (`json_fields`: the keys it carries), or None with E602."""
     def bad(message: str) -> None:
         found.append(Diagnostic(path, line, "E602", f"node {node_id!r}: {message} (node left out)"))
 
@@ -137,10 +137,10 @@ def _node(node_id: str, node: Any, path: str, line: int, found: list,
         if key not in KNOWN_EXTRA:
             found.append(Diagnostic(path, line, "W604",
                                     f"node {node_id!r}: unknown key {key!r} (kept verbatim)"))
-    return Belief(
+    return dict(
         id=node_id, text=node["text"], declared=tv, justifications=tuple(justs),
         metadata=node.get("metadata", {}), extra=extra,
-        json_fields=None if (present := _json_fields(node)) == default else present, path=path, line=line,
+        json_fields=tuple(k for k in NODE_FIELDS if k in node), path=path, line=line,
         **{k: node[k] for k in STRING_FIELDS if k in node})
 
 
