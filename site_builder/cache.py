@@ -229,7 +229,6 @@ class Cache:
         if ids != sorted(self.texts):  # the salt covers the ids: only a damaged manifest differs
             raise ValueError("the manifest's ids are not this network's")
         changed = {k for k, i in enumerate(ids) if self.texts.get(i) != before[i]}
-        files: dict[str, list[str]] = {}
         for k, belief_id in enumerate(ids):
             reads, paths = old["reads"][k], old["files"][k]
             if reads is None or belief_id not in ctx.visible or not changed.isdisjoint(reads):
@@ -238,14 +237,13 @@ class Cache:
                 raise TypeError("a belief's reads or files are not lists")
             if reads and not (set(map(type, reads)) == {int} and 0 <= min(reads) and max(reads) < len(ids)):
                 raise IndexError("a read that is not an index into the manifest's ids")
-            files[belief_id] = paths
             self.kept[belief_id] = (paths, reads)
         if type(old["site"]) is not list or not all(f is None or type(f) is list for f in old["files"]):
             raise TypeError("the site's files are not lists")
         previous = frozenset(old["site"]).union(*(f for f in old["files"] if f))
         if not all(isinstance(p, str) and safe_relative(p) and p != MARKER for p in previous):
             raise ValueError("a path outside the site")  # never delete or link outside it
-        return Reuse(origin, files, previous)
+        return Reuse(origin, {i: paths for i, (paths, _) in self.kept.items()}, previous)
 
     def rendered(self, belief_id: str, outputs: Outputs | None) -> None:
         """Note what a rendered belief's files read (None: reused, already noted)."""

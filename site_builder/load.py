@@ -74,17 +74,14 @@ def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic], bool, 
         found.append(Diagnostic(path, 1, "W103", "byte-order mark present (stripped)"))
     crlf = "\r\n" in text
     text = text.replace("\r\n", "\n")
-    # One scan of the whole text; the line-by-line one only to say where (10k beliefs: 200k lines).
-    suspect = _CONTROL.search(text) is not None or "\r" in text
-    for lineno, line in enumerate(text.split("\n") if suspect else (), 1):
-        match = _CONTROL.search(line) or (re.search("\r", line))
-        if match:
-            char = match.group()
-            what = "lone CR" if char == "\r" else f"control character U+{ord(char):04X}"
-            found.append(Diagnostic(path, lineno, "E104",
-                                    f"{what} at column {match.start() + 1}",
-                                    "remove the character; only TAB and line ends are allowed"))
-            return None, found, bom, crlf
+    match = _CONTROL.search(text)  # one scan (CR is in the class: a lone CR, CRLF is gone)
+    if match:
+        at, char = match.start(), match.group()
+        line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        what = "lone CR" if char == "\r" else f"control character U+{ord(char):04X}"
+        found.append(Diagnostic(path, line, "E104", f"{what} at column {column}",
+                                "remove the character; only TAB and line ends are allowed"))
+        return None, found, bom, crlf
     if not text.strip():
         found.append(Diagnostic(path, 1, "E102", "empty or whitespace-only file"))
         return None, found, bom, crlf

@@ -47,8 +47,8 @@ def environment(ctx: RenderContext) -> jinja2.Environment:
         base = Path(ctx.config.config_path).parent if ctx.config.config_path else Path(".")
         folders.insert(0, str(base / ctx.config.templates))
     return _Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                              keep_trailing_newline=True)
+                        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                        keep_trailing_newline=True)
 
 
 def _root(path: str) -> str:
