@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -95,8 +96,8 @@ def test_the_bundle_holds_exactly_the_records_with_their_filters():
     stored = fragments(files)
     expected = sorted(search.records(ctx), key=lambda r: r.url)
     assert [set(s) for s in stored] == [{"url", "content", "word_count", "filters", "meta", "anchors"}] * len(expected)
-    assert [(s["url"], s["content"], s["filters"], s["meta"]) for s in stored] == [
-        (r.url, " ".join(r.content.split()), dict(r.filters), dict(r.meta)) for r in expected]
+    assert [(s["url"], s["content"], s["filters"], s["meta"]) for s in stored] == [  # the browser joins
+        ("/" + r.url, " ".join(r.content.split()), dict(r.filters), dict(r.meta)) for r in expected]  # "/" to its base
     entry = json.loads(next(f.data for f in files if f.path == "pagefind/pagefind-entry.json"))
     assert entry["languages"]["en"]["page_count"] == len(ctx.visible)
     assert f"pagefind/pagefind.{entry['languages']['en']['hash']}.pf_meta" in names
@@ -183,3 +184,117 @@ def test_a_site_with_nothing_published_offers_no_search(tmp_path, cli):
     assert cli("build", folder, "-o", out, "--visible-to", "public")[0] == 0
     assert not (out / "pagefind").exists()
     assert "data-search" not in (out / "index.html").read_text(encoding="utf-8")
+
+
+# Pagefind numbers pages in the order records arrive. Records arrive as files in one `AddDir`
+# (Pagefind's `AddRecord` looks each URL up in the list so far: quadratic), written so that
+# its walk meets them sorted; where the scratch folder's listing order cannot be steered,
+# one `AddRecord` each. Either way the bundle is the same, byte for byte.
+
+def write_namespaced(folder: Path) -> Path:
+    """Ids whose folders nest (`ns`, `ns:x`) beside ids that sort between them (`ns-a`)."""
+    (folder / "ns").mkdir(parents=True)
+    for name, belief_id in (("ns.md", "ns"), ("ns-a.md", "ns-a"), ("b.md", "b"), ("ns/x.md", "ns:x"),
+                            ("ns/a.md", "ns:a")):
+        (folder / name).write_text(f"# {belief_id}\n\n**IN** · premise\n\nClaim of {belief_id} & <b>.\n",
+                                   encoding="utf-8")
+    return folder
+
+
+def page_urls(bundle: dict[str, bytes]) -> list[str]:
+    """The bundle's pages in page-number order, by URL."""
+    entry = json.loads(bundle["pagefind-entry.json"])
+    meta = search._unpack(bundle[f"pagefind.{entry['languages']['en']['hash']}.pf_meta"])
+    return [json.loads(gzip.decompress(bundle[f"fragment/{page[0]}.pf_fragment"])[12:])["url"] for page in meta[1]]
+
+
+def sent(monkeypatch) -> list[str]:
+    types: list[str] = []
+    real = search._Service.exchange
+
+    def noting(self, payloads):
+        payloads = list(payloads)
+        types.extend(p["type"] for p in payloads)
+        return real(self, payloads)
+
+    monkeypatch.setattr(search._Service, "exchange", noting)
+    return types
+
+
+@pytest.mark.parametrize("directory_urls", [True, False])
+def test_files_and_records_give_the_same_bundle_in_walk_order(tmp_path, monkeypatch, directory_urls):
+    ctx = context(write_namespaced(tmp_path / "b"), use_directory_urls=directory_urls)
+    found = search.records(ctx)
+    types = sent(monkeypatch)
+    from_files = search.canonical(search.index_files(found))  # filters in hash-map order: sorted
+    with tempfile.TemporaryDirectory(dir=search._scratch_parent(len(found))) as scratch:
+        if not search._listing_direction(scratch):
+            pytest.skip("the temporary folder's listing order cannot be steered here")
+    assert "AddDir" in types and "AddRecord" not in types
+    monkeypatch.setattr(search, "_listing_direction", lambda folder: 0)  # a hash-ordered file system
+    from_records = search.canonical(search.index_files(found))
+    assert types.count("AddRecord") == len(found)
+    assert from_files == from_records
+    index = "" if directory_urls else "index.html"
+    # folder by folder, entries sorted: "a" < "index.html" < "x"
+    assert page_urls(from_files) == [f"/belief/{p}/{index}" for p in ("b", "ns/a", "ns", "ns/x", "ns-a")]
+
+
+def test_an_unwritable_scratch_folder_falls_back_to_records(monkeypatch):
+    found = search.records(context(EXAMPLE))
+    expected = search.canonical(search.index_files(found))
+    types = sent(monkeypatch)
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(search.tempfile, "mkdtemp", full)
+    assert search.canonical(search.index_files(found)) == expected
+    assert "AddDir" not in types and types.count("AddRecord") == len(found)
+
+
+def test_files_listed_out_of_order_fall_back_to_records(tmp_path, monkeypatch):
+    found = search.records(context(write_namespaced(tmp_path / "b")))
+    expected = search.canonical(search.index_files(found))
+    real = search._listing_direction
+    monkeypatch.setattr(search, "_listing_direction", lambda folder: -real(folder) or 1)  # the probe misleads
+    types = sent(monkeypatch)
+    assert search.canonical(search.index_files(found)) == expected
+    assert "AddDir" not in types and types.count("AddRecord") == len(found)
+
+
+@pytest.mark.parametrize("direction", [1, -1, 0])
+def test_the_scratch_folder_is_removed(tmp_path, monkeypatch, direction):
+    monkeypatch.setattr(search, "_scratch_parent", lambda count: str(tmp_path))
+    monkeypatch.setattr(search, "_listing_direction", lambda folder: direction)
+    search.index_files(search.records(context(EXAMPLE)))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_lost_record_fails_the_index(monkeypatch):
+    found = search.records(context(EXAMPLE))
+    found[0] = search.SearchRecord(url=found[0].url, content="", meta=found[0].meta)  # Pagefind drops pages without words
+    with pytest.raises(search.SearchError, match=f"indexed {len(found) - 1} of {len(found)} records"):
+        search.index_files(found)
+    monkeypatch.setattr(search, "_listing_direction", lambda folder: 0)  # sent as records
+    with pytest.raises(search.SearchError, match=f"indexed {len(found) - 1} of {len(found)} records"):
+        search.index_files(found)
+
+
+def test_record_urls_must_be_relative_page_urls():
+    for url in ("/belief/a/", "belief/../a/", "belief//a/", "./a/"):
+        with pytest.raises(search.SearchError, match="not a relative page URL"):
+            search._file_of(url)
+    assert search._file_of("belief/a/") == "belief/a/index.html"
+    assert search._file_of("belief/a/index.html") == "belief/a/index.html"
+
+
+def test_dev_shm_is_used_only_with_room_to_spare(monkeypatch):
+    class Room:
+        f_frsize = 4096
+        f_bavail = 1000  # 4 MB
+
+    monkeypatch.setattr(search.os, "statvfs", lambda path: Room())
+    monkeypatch.setattr(search.os, "access", lambda path, mode: True)
+    assert search._scratch_parent(100) == "/dev/shm"
+    assert search._scratch_parent(1000) is None  # the system's temporary folder
