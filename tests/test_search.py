@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -221,15 +224,19 @@ def sent(monkeypatch) -> list[str]:
     return types
 
 
+def steerable() -> bool:
+    with tempfile.TemporaryDirectory(dir=search._scratch_parent(["<html></html>"])) as scratch:
+        return search._listing_direction(scratch) != 0
+
+
 @pytest.mark.parametrize("directory_urls", [True, False])
 def test_files_and_records_give_the_same_bundle_in_walk_order(tmp_path, monkeypatch, directory_urls):
+    if not steerable():
+        pytest.skip("the temporary folder's listing order cannot be steered here")
     ctx = context(write_namespaced(tmp_path / "b"), use_directory_urls=directory_urls)
     found = search.records(ctx)
     types = sent(monkeypatch)
     from_files = search.canonical(search.index_files(found))  # filters in hash-map order: sorted
-    with tempfile.TemporaryDirectory(dir=search._scratch_parent(len(found))) as scratch:
-        if not search._listing_direction(scratch):
-            pytest.skip("the temporary folder's listing order cannot be steered here")
     assert "AddDir" in types and "AddRecord" not in types
     monkeypatch.setattr(search, "_listing_direction", lambda folder: 0)  # a hash-ordered file system
     from_records = search.canonical(search.index_files(found))
@@ -256,19 +263,80 @@ def test_an_unwritable_scratch_folder_falls_back_to_records(monkeypatch):
 def test_files_listed_out_of_order_fall_back_to_records(tmp_path, monkeypatch):
     found = search.records(context(write_namespaced(tmp_path / "b")))
     expected = search.canonical(search.index_files(found))
-    real = search._listing_direction
-    monkeypatch.setattr(search, "_listing_direction", lambda folder: -real(folder) or 1)  # the probe misleads
+    listdir = os.listdir
+    monkeypatch.setattr(search, "_listing_direction", lambda folder: 1)  # the probe misleads:
+    monkeypatch.setattr(search.os, "listdir", lambda folder: sorted(listdir(folder), reverse=True))
     types = sent(monkeypatch)
     assert search.canonical(search.index_files(found)) == expected
     assert "AddDir" not in types and types.count("AddRecord") == len(found)
 
 
+def test_a_url_pagefind_would_rewrite_is_sent_as_a_record(tmp_path, monkeypatch):
+    """Pagefind drops "index.html" wherever it stands in a file's path: `reindex.html/` would
+    become `re/`."""
+    folder = tmp_path / "b"
+    folder.mkdir()
+    for belief_id in ("reindex.html", "b"):
+        (folder / f"{belief_id}.md").write_text(f"# {belief_id}\n\n**IN** · premise\n\nClaim.\n", encoding="utf-8")
+    found = search.records(context(folder))
+    types = sent(monkeypatch)
+    stored = fragments(search.emit(context(folder)))
+    assert [f["url"] for f in stored] == ["/belief/b/", "/belief/reindex.html/"]
+    assert "AddDir" not in types and types.count("AddRecord") == len(found)
+
+
+def test_records_carry_no_control_characters_and_no_empty_meta(tmp_path):
+    network = tmp_path / "network.json"
+    network.write_text(json.dumps({"nodes": {
+        "a": {"text": "bell\u0007 nul\u0000 c1\u0085\u009f end", "truth_value": "IN", "justifications": []},
+        "b": {"text": "", "truth_value": "IN", "justifications": []}}}), encoding="utf-8")
+    ctx = context(network)
+    a, b = search.records(ctx)
+    assert a.content == "a\nbell nul c1 end" and a.meta["claim"] == "bell nul c1 end"
+    assert b.content == "b" and "claim" not in b.meta  # Pagefind keeps no empty meta read from a page
+    stored = fragments(search.emit(ctx))
+    assert [(f["content"], f["meta"]) for f in stored] == [
+        ("a bell nul c1 end", dict(a.meta)), ("b", dict(b.meta))]
+
+
 @pytest.mark.parametrize("direction", [1, -1, 0])
 def test_the_scratch_folder_is_removed(tmp_path, monkeypatch, direction):
-    monkeypatch.setattr(search, "_scratch_parent", lambda count: str(tmp_path))
+    monkeypatch.setattr(search, "_scratch_parent", lambda pages: str(tmp_path))
     monkeypatch.setattr(search, "_listing_direction", lambda folder: direction)
     search.index_files(search.records(context(EXAMPLE)))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_scratch_folder_is_removed_when_the_indexer_fails(tmp_path, monkeypatch):
+    monkeypatch.setattr(search, "_scratch_parent", lambda pages: str(tmp_path))
+    monkeypatch.setattr(search, "_listing_direction", lambda folder: 1)
+    listdir = os.listdir
+    monkeypatch.setattr(search.os, "listdir", lambda folder: sorted(listdir(folder)))  # as probed
+    real = search._Service.exchange
+
+    def failing(self, payloads):
+        payloads = list(payloads)
+        if payloads[0]["type"] == "AddDir":
+            assert list(tmp_path.iterdir())  # the files are there while Pagefind reads them
+            raise search.SearchError("the search indexer failed: boom")
+        return real(self, payloads)
+
+    monkeypatch.setattr(search._Service, "exchange", failing)
+    with pytest.raises(search.SearchError, match="boom"):
+        search.index_files(search.records(context(EXAMPLE)))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_scratch_folders_of_killed_builds_are_removed(tmp_path, monkeypatch):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"{search.SCRATCH_PREFIX}{dead.pid}-abc"
+    live = tmp_path / f"{search.SCRATCH_PREFIX}{os.getpid()}-def"  # a build still running
+    for folder in (stale, live):
+        (folder / "belief" / "x").mkdir(parents=True)
+    monkeypatch.setattr(search, "_scratch_parent", lambda pages: str(tmp_path))
+    search.index_files(search.records(context(EXAMPLE)))
+    assert sorted(tmp_path.iterdir()) == [live]
 
 
 def test_a_lost_record_fails_the_index(monkeypatch):
@@ -293,8 +361,18 @@ def test_dev_shm_is_used_only_with_room_to_spare(monkeypatch):
     class Room:
         f_frsize = 4096
         f_bavail = 1000  # 4 MB
+        f_favail = 10_000
 
     monkeypatch.setattr(search.os, "statvfs", lambda path: Room())
     monkeypatch.setattr(search.os, "access", lambda path, mode: True)
-    assert search._scratch_parent(100) == "/dev/shm"
-    assert search._scratch_parent(1000) is None  # the system's temporary folder
+    assert search._scratch_parent(["x" * 100] * 100) == "/dev/shm"
+    assert search._scratch_parent(["x" * 100] * 1000) is None  # the system's temporary folder
+    assert search._scratch_parent(["x" * 10_000] * 100) is None  # long pages take more than a page each
+    Room.f_favail = 100
+    assert search._scratch_parent(["x" * 100] * 100) is None  # files and folders need inodes
+
+    def missing(path):
+        raise FileNotFoundError(path)
+
+    monkeypatch.setattr(search.os, "statvfs", missing)
+    assert search._scratch_parent(["x"]) is None

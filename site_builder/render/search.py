@@ -14,11 +14,13 @@ Records reach Pagefind as tiny HTML files in a scratch folder (one `AddDir`) rat
 one `AddRecord` message each: Pagefind looks each added record's URL up in a list of all
 records so far, which makes `AddRecord` quadratic (gen-50k: 29 s of indexer CPU against
 17 s). A file holds exactly its record (content in an inline body element, which gains no
-sentence stop; meta and filters as elements). Pagefind numbers pages in the order it walks
-the folder and does not sort, so the files are created in the order that makes every folder
-list its entries sorted; on a file system whose listing order cannot be steered (ext4 lists
-by hash) the records are sent one by one in that same order. Either way the bundle is the
-same, byte for byte, and its URLs start with "/" (the browser bundle joins them to its base).
+sentence stop; meta and filters as elements; no empty meta value, which Pagefind would drop
+from a page but keep from a record). Pagefind numbers pages in the order it walks the folder
+and does not sort, so the files are created in the order that makes every folder list its
+entries sorted. Where the listing order cannot be steered (ext4 lists by hash), or a URL
+would not survive the trip through a file path, the records are sent one by one, in the same
+order. Either way the bundle is the same, byte for byte (tests), and its URLs start with "/"
+(the browser bundle joins them to its base).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import hashlib
 import html
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -40,6 +43,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from ..checks import kind_of
 from . import OutputFile, RenderContext
+from .exports.records import one_line
 from .markup import short
 
 __all__ = ["SearchError", "SearchRecord", "enabled", "records", "index_files", "emit", "BUNDLE"]
@@ -85,7 +89,7 @@ def _parser():
 def plain_text(markdown: str) -> str:
     """The words of a claim or summary, without Markdown syntax or link targets."""
     if not any(c in markdown for c in "*_`[]<>#|~\\!&"):
-        return " ".join(markdown.split())  # most claims: no syntax at all, skip the parser
+        return one_line(markdown)  # most claims: no syntax at all, skip the parser
     words: list[str] = []
     for token in _parser().parse(markdown):
         for child in token.children or ():
@@ -96,7 +100,7 @@ def plain_text(markdown: str) -> str:
         if token.type in ("code_block", "fence"):
             words.append(token.content)
         words.append(" ")
-    return " ".join("".join(words).split())
+    return one_line("".join(words))
 
 
 def records(ctx: RenderContext) -> list[SearchRecord]:
@@ -108,7 +112,9 @@ def records(ctx: RenderContext) -> list[SearchRecord]:
         out.append(SearchRecord(
             url=ctx.href("index.html", ctx.page(belief.id)),
             content="\n".join(part for part in (belief.id, claim, summary) if part),
-            meta={"title": belief.id, "status": status, "kind": kind, "claim": short(claim, CLAIM_META_LIMIT)},
+            # Pagefind drops an empty meta value read from a page, and keeps one sent as a record
+            meta={"title": belief.id, "status": status, "kind": kind,
+                  **({"claim": short(claim, CLAIM_META_LIMIT)} if claim else {})},
             filters={"status": [status], "kind": [kind]}))
     return out
 
@@ -213,8 +219,8 @@ class _Service:
         self._log.close()
 
 
-SCRATCH_BYTES_PER_RECORD = 16 << 10
-"""Room to leave per record in a memory file system (its file takes a 4 KB page)."""
+SCRATCH_PREFIX = "belief-site-search-"
+"""Scratch folders are named `<prefix><pid>-<random>`: a killed build's folder is found and removed."""
 
 
 def _page(record: SearchRecord) -> str:
@@ -235,21 +241,57 @@ def _file_of(url: str) -> str:
     return url + "index.html" if url.endswith("/") else url
 
 
+_PLAIN_FOLDER = re.compile(r"[a-z0-9._-]+")
+
+
+def _walkable(url: str) -> bool:
+    """Pagefind turns the file's path into exactly "/" + `url`: nothing to escape, and no
+    "index.html" inside a folder name (Pagefind removes it wherever it stands)."""
+    return all(_PLAIN_FOLDER.fullmatch(p) and "index.html" not in p for p in _file_of(url).split("/")[:-1])
+
+
 def _walk_order(found: list[SearchRecord]) -> list[SearchRecord]:
     """The records in the order Pagefind walks their files when every folder lists its
     entries sorted: the page order of the bundle, whichever way the records are sent."""
     return sorted(found, key=lambda r: _file_of(r.url).split("/"))
 
 
-def _scratch_parent(count: int) -> str | None:
-    """/dev/shm when it has room (writing and deleting tens of thousands of files in memory
-    is 3x quicker than on disk), else the system's temporary folder."""
+def _scratch_parent(pages: list[str]) -> str | None:
+    """/dev/shm when it has room for these pages twice over (writing and deleting tens of
+    thousands of files in memory is 3x quicker than on disk), else the system's temporary folder."""
     try:
         room = os.statvfs("/dev/shm")
     except OSError:
         return None
-    fits = room.f_bavail * room.f_frsize > 2 * count * SCRATCH_BYTES_PER_RECORD
+    size = sum(4096 * (1 + len(page) * 4 // 4096) for page in pages)  # whole pages; UTF-8 <= 4 bytes
+    fits = room.f_bavail * room.f_frsize > 2 * size and room.f_favail > 4 * len(pages)  # a file and a folder
     return "/dev/shm" if fits and os.access("/dev/shm", os.W_OK) else None
+
+
+def _remove_stale(parent: str | None) -> None:
+    """Remove scratch folders of builds that were killed before they could (POSIX: elsewhere
+    os.kill cannot ask whether a process lives)."""
+    if os.name != "posix":
+        return
+    parent = parent or tempfile.gettempdir()
+    try:
+        names = [n for n in os.listdir(parent) if n.startswith(SCRATCH_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(SCRATCH_PREFIX):].partition("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process
+    return True
 
 
 def _listing_direction(folder: str) -> int:
@@ -264,15 +306,15 @@ def _listing_direction(folder: str) -> int:
     return 1 if listed == names else -1 if listed == names[::-1] else 0
 
 
-def _pages_in_walk_order(ordered: list[SearchRecord], folder: str) -> bool:
-    """Write each record as `_page` at `_file_of` its URL so that every folder lists its
-    entries sorted (Pagefind numbers pages in the order it walks them, and does not sort);
-    False when this file system's listing order cannot be steered that way."""
+def _files_in_walk_order(ordered: list[SearchRecord], pages: list[str], folder: str) -> bool:
+    """Write each record's page at `_file_of` its URL so that every folder lists its entries
+    sorted (Pagefind numbers pages in the order it walks them, and does not sort); False when
+    this file system's listing order cannot be steered that way."""
     direction = _listing_direction(folder)
     if not direction:
         return False
     children: dict[str, list[str]] = {}
-    for record in ordered[::direction]:
+    for record, page in list(zip(ordered, pages))[::direction]:
         path = _file_of(record.url)
         parent, _, name = path.rpartition("/")
         made = folder
@@ -285,34 +327,47 @@ def _pages_in_walk_order(ordered: list[SearchRecord], folder: str) -> bool:
                 os.mkdir(made)
         children[made].append(name)
         with open(os.path.join(folder, path), "w", encoding="utf-8") as out:
-            out.write(_page(record))
+            out.write(page)
     return all(os.listdir(d) == sorted(names) for d, names in children.items() if len(names) > 1)
+
+
+def _sent_as_files(service: "_Service", index_id: str, ordered: list[SearchRecord]) -> bool:
+    """Add the records as files in one `AddDir`, where their URLs and the scratch folder
+    allow it; False when they must be sent one by one instead."""
+    if not all(_walkable(r.url) for r in ordered):
+        return False
+    pages = [_page(r) for r in ordered]
+    parent = _scratch_parent(pages)
+    _remove_stale(parent)
+    folder = None
+    try:
+        folder = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=parent)
+        written = _files_in_walk_order(ordered, pages, folder)
+    except OSError:  # no room or no rights: send the records themselves
+        written = False
+    try:
+        if written:
+            service.exchange([{"type": "AddDir", "index_id": index_id, "path": folder, "glob": "**/*.html"}])
+        return written
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _add_pages(service: "_Service", index_id: str, ordered: list[SearchRecord]) -> None:
     """Add the records to the index as pages in the walk order: from files in one `AddDir`
-    where the scratch folder allows it, else one `AddRecord` each (same bundle, slower)."""
-    folder = None
-    try:
-        folder = tempfile.mkdtemp(prefix="belief-site-search-", dir=_scratch_parent(len(ordered)))
-        if _pages_in_walk_order(ordered, folder):
-            service.exchange([{"type": "AddDir", "index_id": index_id, "path": folder, "glob": "**/*.html"}])
-            return
-    except OSError:
-        pass  # no usable scratch folder: send the records themselves
-    finally:
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
-    service.exchange({"type": "AddRecord", "index_id": index_id, "url": "/" + r.url, "content": r.content,
-                      "language": "en", "meta": dict(r.meta), "filters": dict(r.filters), "sort": None}
-                     for r in ordered)
+    where possible, else one `AddRecord` each (the same bundle, slower)."""
+    if not _sent_as_files(service, index_id, ordered):
+        service.exchange({"type": "AddRecord", "index_id": index_id, "url": "/" + r.url, "content": r.content,
+                          "language": "en", "meta": dict(r.meta), "filters": dict(r.filters), "sort": None}
+                         for r in ordered)
 
 
 def index_files(found: list[SearchRecord], service: "_Service | None" = None) -> dict[str, bytes]:
     """The Pagefind bundle for these records: path inside `pagefind/` -> bytes."""
     service = service or _Service(_executable())
-    ordered = _walk_order(found)
     try:
+        ordered = _walk_order(found)
         (created,) = service.exchange([{"type": "NewIndex", "config": {
             "force_language": "en", "keep_index_url": not all(r.url.endswith("/") for r in found)}}])
         _add_pages(service, created["index_id"], ordered)
