@@ -22,6 +22,25 @@ PROJECT_FILE = "_project.yaml"
 # C0 controls except TAB and LF (CR is handled first: CRLF -> LF, a lone CR is E104).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
+SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A JSON or YAML escape of a UTF-16 surrogate (`\\ud83d`): decoded text has none otherwise."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def joined_surrogates(value):
+    """`value` (decoded JSON or YAML) with escaped UTF-16 surrogate pairs joined into the
+    characters they stand for (YAML leaves them apart); ValueError on a lone surrogate,
+    which is no character and which no UTF-8 file can hold."""
+    if isinstance(value, str):
+        if not _SURROGATE.search(value):
+            return value
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")  # lone: UnicodeDecodeError
+    if isinstance(value, dict):
+        return {joined_surrogates(k): joined_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [joined_surrogates(v) for v in value]
+    return value
+
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:

@@ -120,6 +120,29 @@ def test_non_utf8_network_json(tmp_path, run):
     assert (tmp_path / "network.json").read_bytes() == raw
 
 
+def test_a_lone_surrogate_escape_in_network_json_is_an_error_with_its_node(tmp_path, run):
+    """json.loads turns "\\ud800" into a lone surrogate, which no UTF-8 page can hold."""
+    nodes = {"a": {"text": "Fine \U0001F600.", "truth_value": "IN", "justifications": []},
+             "b": {"text": "Broken \ud800 here.", "truth_value": "IN", "justifications": []}}
+    write(tmp_path, {"network.json": json.dumps({"nodes": nodes}, indent=2)})  # escapes all
+    r = run("check", "network.json")
+    assert r.code == 1
+    assert r.lines == ["network.json:8: E601 node 'b' holds a lone UTF-16 surrogate escape (such as \\ud800): "
+                       "no character, and no UTF-8 file can hold it"]
+    r = run("build", "network.json", "-o", "site", writes=True)
+    assert r.code == 1 and not (tmp_path / "site").exists()
+
+
+def test_surrogate_escapes_in_front_matter_pair_up_or_are_an_error(tmp_path, run, checked):
+    front = '---\nmetadata:\n  note: "smile \\ud83d\\ude00"\n---\n'
+    write(tmp_path, {"beliefs/a.md": front + premise("a"),
+                     "beliefs/b.md": front.replace("\\ude00", "") + premise("b")})
+    r = run("check", "beliefs")
+    assert r.lines == ["beliefs/b.md:3: E105 invalid front matter: a lone UTF-16 surrogate escape (such as "
+                       "\\ud800): no character, and no UTF-8 file can hold it"]
+    assert checked("beliefs").parsed.network.beliefs["a"].metadata == {"note": "smile \U0001F600"}
+
+
 def test_bom_is_stripped_and_reported(tmp_path, run, checked):
     text = premise("a")
     write(tmp_path, {"with/a.md": b"\xef\xbb\xbf" + text.encode("utf-8"), "without/a.md": text})

@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from ..load import SURROGATE_ESCAPE, joined_surrogates
+
 
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader without implicit timestamps, refusing duplicate keys, tags and aliases."""
@@ -62,7 +64,7 @@ class YamlProblem(Exception):
 def load_yaml(text: str) -> Any:
     """Parse JSON-compatible YAML; raise YamlProblem with a line number."""
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark else 1
@@ -70,6 +72,14 @@ def load_yaml(text: str) -> Any:
         return_context = getattr(exc, "context", None)
         message = f"{return_context}: {problem}" if return_context else str(problem)
         raise YamlProblem(message, line) from None
+    escape = SURROGATE_ESCAPE.search(text)
+    if escape is None:
+        return data
+    try:
+        return joined_surrogates(data)
+    except ValueError:
+        raise YamlProblem("a lone UTF-16 surrogate escape (such as \\ud800): no character, and no "
+                          "UTF-8 file can hold it", text.count("\n", 0, escape.start()) + 1) from None
 
 
 class _Dumper(yaml.SafeDumper):

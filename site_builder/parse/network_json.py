@@ -13,7 +13,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..ids import id_problem
-from ..load import SourceFile
+from ..load import SURROGATE_ESCAPE, SourceFile, joined_surrogates
 from ..model import IN, NODE_FIELDS, OUT, STRING_FIELDS, Belief, Network, Nogood
 from .fields import justification_from_json
 
@@ -75,6 +75,15 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
                                 corrupt_hint(source.text)))
         return None, found
     lines = _key_lines(source.text)
+    if SURROGATE_ESCAPE.search(source.text):  # rare: only escapes make surrogates
+        data, lone = _joined(data)
+        if lone:
+            key, where = lone
+            found.append(Diagnostic(path, lines.get(key, 1), "E601",
+                                    f"{where} holds a lone UTF-16 surrogate escape (such as \\ud800): "
+                                    "no character, and no UTF-8 file can hold it",
+                                    "write the character itself, or a complete surrogate pair"))
+            return None, found
     for dup in duplicates:
         found.append(Diagnostic(path, lines.get(dup, 0), "E204",
                                 f"key {dup!r} appears twice in one object (last one kept by JSON)"))
@@ -102,6 +111,18 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
     return Network(beliefs, nogoods, repos, meta if isinstance(meta, dict) else None,
                    default, extra={k: v for k, v in data.items() if k not in _TOP_KEYS},
                    pins_lost=True, origin=path), found
+
+
+def _joined(data: dict) -> tuple[dict, tuple[str, str] | None]:
+    """`data` with surrogate pairs joined (load.joined_surrogates), or where a lone surrogate
+    sits: (the key that locates it, "node 'x'" or "key 'y'")."""
+    for key, value in data.items():
+        for inner, item in (value.items() if key == "nodes" else [(key, value)]):
+            try:
+                joined_surrogates(item)
+            except ValueError:
+                return data, (inner, f"node {inner!r}" if key == "nodes" else f"key {key!r}")
+    return joined_surrogates(data), None
 
 
 def _node(node_id: str, node: Any, path: str, line: int, found: list) -> dict[str, Any] | None:
