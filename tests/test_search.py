@@ -376,3 +376,21 @@ def test_dev_shm_is_used_only_with_room_to_spare(monkeypatch):
 
     monkeypatch.setattr(search.os, "statvfs", missing)
     assert search._scratch_parent(["x"]) is None
+
+
+TRICKY = ["a &amp; b", "x &#x41; y", "&lt;script&gt;", "AT&T <b>bold</b> </span>", "\"quoted\" 'single'", "&",
+          "a&b;c", "&nbsp;z", "naïve café ß İ", "emoji 😀 and ZWJ 👩‍💻", "right-to-left עברית", "\ufeff\ufffe\uffff",
+          "combining e\u0301", "<!-- comment --> <![CDATA[x]]>", "data-pagefind-ignore", "x" * 5000]
+
+
+def test_tricky_text_gives_the_same_bundle_as_files_and_as_records(monkeypatch):
+    if not steerable():
+        pytest.skip("the temporary folder's listing order cannot be steered here")
+    found = [search.SearchRecord(url=f"belief/b{i}/", content=f"b{i}\n{text}",
+                                 meta={"title": f"b{i}", "claim": text}, filters={"status": ["IN"]})
+             for i, text in enumerate(TRICKY)]
+    types = sent(monkeypatch)
+    from_files = search.canonical(search.index_files(found))
+    monkeypatch.setattr(search, "_listing_direction", lambda folder: 0)
+    assert search.canonical(search.index_files(found)) == from_files
+    assert types.count("AddDir") == 1 and types.count("AddRecord") == len(found)
