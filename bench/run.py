@@ -24,8 +24,11 @@ Inputs: seeded generated networks of each size (bench/generate.py), the shared r
            an incremental build after editing one belief's claim, and one after also retracting
            the premise with the most dependents (truth_value OUT). Their notes give the cold /
            incremental ratio (target: at least 10x) and the belief pages kept (from the build's
-           last line). The search re-index is measured apart: a base build with search and its
-           own cache, then the claim edit with search; that row's indexer CPU is the re-index.
+           last line). The retraction keeps no page, so it is also compared with a cold build of
+           the retracted network into the same site (which replaces the old tree as well; the
+           first cold build wrote into an empty folder). The search re-index is measured apart:
+           a base build with search and its own cache, then the claim edit with search; that
+           row's indexer CPU is the re-index.
 
 How it measures: every measured run is a separate process started from here; wall time is
 taken around it (interpreter start and imports included, as for mkdocs). Peak memory is each
@@ -390,6 +393,7 @@ def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], ski
 
 EDITED = "rebuild: 1 claim edited (incremental, no search)"
 RETRACTED = "rebuild: premise retracted (incremental, no search)"
+RETRACTED_COLD = "rebuild: premise retracted (cold, same site, no search)"
 REINDEXED = "rebuild: 1 claim edited (incremental, with search)"
 
 
@@ -440,6 +444,14 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     _log(f"{name}: incremental rebuild after retracting {premise} ({dependents} direct dependents)")
     retract = _incremental(rows, cold, RETRACTED, build(source, site, work, f"{name}-rebuild-retract", *cached))
     _note(retract, f"{premise}: {dependents} direct dependents")
+    # Nothing is kept after that flip: compare with a cold build of the same network into the
+    # same folder, which pays for replacing the old tree too (the cold row above had none).
+    _log(f"{name}: cold build of the retracted network into the same site")
+    retract_cold = _row(name, RETRACTED_COLD, n, build(source, site, work, f"{name}-rebuild-retract-cold",
+                                                       "--no-search", "--no-cache"))
+    rows.append(retract_cold)
+    if _speedup(retract_cold, retract) is not None:
+        _note(retract, f"cold into the same site / this = {_speedup(retract_cold, retract):.1f}x")
     # The search index is rebuilt whole on every build: its cost, apart, after the same edit.
     with_search = ("--cache-dir", str(search_cache))
     _log(f"{name}: base build with search, then the claim edit again")
@@ -454,6 +466,7 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
             "claim_edited_s": edit.wall_s, "claim_edited_speedup": _speedup(cold, edit),
             "claim_edited_kept": edit.extra["kept"], "premise_retracted_s": retract.wall_s,
             "premise_retracted_speedup": _speedup(cold, retract), "premise_retracted_kept": retract.extra["kept"],
+            "premise_retracted_cold_same_site_s": retract_cold.wall_s,
             "reindex_cpu_s": reindex.indexer_cpu_s}
 
 
@@ -464,7 +477,8 @@ def incremental_summary(found: dict) -> str:
             f"1 claim edited {found['claim_edited_s']:.2f} s = {x(found['claim_edited_speedup'])} "
             f"(target >= 10x), {found['claim_edited_kept']}/{found['beliefs']} pages kept; premise retracted "
             f"{found['premise_retracted_s']:.2f} s = {x(found['premise_retracted_speedup'])}, "
-            f"{found['premise_retracted_kept']} kept; search re-index "
+            f"{found['premise_retracted_kept']} kept (a cold build into that site: "
+            f"{found['premise_retracted_cold_same_site_s']:.2f} s); search re-index "
             f"{_fmt(found['reindex_cpu_s'], '.2f')} s CPU")
 
 

@@ -34,7 +34,8 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     reindexed = "rebuild: 1 claim edited (incremental, with search)"
     expected = {(name, run) for run in (
         "full", "floor", "mkdocs", "full, no search", "rebuild base", edited,
-        "rebuild: premise retracted (incremental, no search)", reindexed)}
+        "rebuild: premise retracted (incremental, no search)", "rebuild: premise retracted (cold, same site, no search)",
+        reindexed)}
     if shared is not None:
         expected |= {("eem-expert", "full"), ("eem-expert", "floor"), ("eem-expert", "mkdocs")}
     assert set(runs) == expected
@@ -55,6 +56,9 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     assert report["incremental"]["claim_edited_kept"] == edit["raw"]["kept"]
     assert report["incremental"]["claim_edited_speedup"] > 0
     assert "incremental rebuild at" in done.stdout and "target >= 10x" in done.stdout
+    retract = runs[(name, "rebuild: premise retracted (incremental, no search)")]
+    assert "cold into the same site / this = " in retract["note"]  # the fair comparison when nothing is kept
+    assert report["incremental"]["premise_retracted_cold_same_site_s"] > 0
 
     # The full build at the rebuild size is profiled: seconds per stage, and their total.
     assert f"stages of the {name} full build" in done.stdout
