@@ -206,6 +206,66 @@ def test_an_incremental_build_with_search_replaces_the_index_and_drops_stale_fil
     assert old_index != {p.name for p in (site / "pagefind").rglob("*")}
 
 
+def _indexer_starts(monkeypatch) -> list[int]:
+    from site_builder.render import search
+    started: list[int] = []
+    real = search._Service.__init__
+
+    def noting(self, executable):
+        started.append(1)
+        real(self, executable)
+
+    monkeypatch.setattr(search._Service, "__init__", noting)
+    return started
+
+
+def test_unchanged_search_records_take_the_last_bundle(cli, generated, tmp_path, monkeypatch):
+    """Pagefind is deterministic: the same records give the same bundle, kept in the cache."""
+    from site_builder.render import search
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache, cold = tmp_path / "site", tmp_path / "cache", tmp_path / "cold"
+    started = _indexer_starts(monkeypatch)
+    assert cli("build", source, "-o", site, "--cache-dir", cache)[0] == 0
+    assert started == [1] and (cache / search.SAVED_BUNDLE).is_file()
+    _edit(source, _metadata)  # no record changes: id, claim, summary, status and kind are the same
+    assert cli("build", source, "-o", site, "--cache-dir", cache)[0] == 0
+    assert started == [1]  # no indexer ran
+    assert cli("build", source, "-o", cold, "--no-cache")[0] == 0
+    assert started == [1, 1] and tree_digest(site) == tree_digest(cold)
+    _edit(source, _claim)  # a record changes: Pagefind indexes again
+    assert cli("build", source, "-o", site, "--cache-dir", cache)[0] == 0
+    shutil.rmtree(cold)
+    assert cli("build", source, "-o", cold, "--no-cache")[0] == 0
+    assert len(started) == 4 and tree_digest(site) == tree_digest(cold)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "other key", "unsafe name"])
+def test_a_damaged_saved_bundle_is_indexed_again(cli, tmp_path, monkeypatch, damage):
+    import zipfile
+    from site_builder.render import search
+    site, cache, cold = tmp_path / "site", tmp_path / "cache", tmp_path / "cold"
+    assert cli("build", EXAMPLE, "-o", site, "--cache-dir", cache)[0] == 0
+    saved = cache / search.SAVED_BUNDLE
+    with zipfile.ZipFile(saved) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    if damage == "garbage":
+        saved.write_bytes(b"PK\x03\x04 not a zip")
+    else:
+        if damage == "other key":
+            members["key"] = b"0" * 64
+        else:
+            members["pagefind/../escaped.js"] = b"alert(1)"
+        with zipfile.ZipFile(saved, "w") as z:
+            for name, data in members.items():
+                z.writestr(name, data)
+    started = _indexer_starts(monkeypatch)
+    assert cli("build", EXAMPLE, "-o", site, "--cache-dir", cache)[0] == 0
+    assert started == [1] and not (tmp_path / "escaped.js").exists()
+    assert cli("build", EXAMPLE, "-o", cold, "--no-cache")[0] == 0
+    assert tree_digest(site) == tree_digest(cold)
+
+
 def test_a_build_into_another_folder_links_the_unchanged_files(cli, generated, tmp_path):
     """As `serve` does: each build in a new folder, hard links to the previous one's files."""
     source = tmp_path / "network.json"
@@ -549,8 +609,8 @@ def test_a_failed_render_stops_the_search_indexer(monkeypatch, tmp_path):
     started = []
     real = search.Indexing.__init__
 
-    def noting(self, ctx):
-        real(self, ctx)
+    def noting(self, ctx, cache=None):
+        real(self, ctx, cache)
         started.append(self)
 
     def broken(ctx):

@@ -37,8 +37,10 @@ import struct
 import subprocess
 import tempfile
 import threading
+import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..checks import kind_of
@@ -499,15 +501,69 @@ def _kept(path: str) -> bool:
     return not any(path.startswith(prefix) for prefix in _UNUSED)
 
 
+SAVED_BUNDLE = "search-bundle.zip"
+"""The last bundle, in the cache folder, with the key of the records it indexes."""
+
+
+def _bundle_key(found: list[SearchRecord], executable: str) -> str:
+    """What a bundle depends on: the records, this module and the Pagefind binary."""
+    from .. import __version__
+    binary = os.stat(executable)
+    digest = hashlib.sha256(json.dumps([__version__, executable, binary.st_size, binary.st_mtime_ns]).encode())
+    for r in found:
+        digest.update(json.dumps([r.url, r.content, r.meta, r.filters], ensure_ascii=False,
+                                 sort_keys=True).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _saved(path: Path, key: str) -> list[OutputFile] | None:
+    """The bundle saved under `key`, or None (none, another key, or damaged)."""
+    try:
+        with zipfile.ZipFile(path) as saved:
+            if saved.read("key").decode("ascii") != key:
+                return None
+            names = [n for n in saved.namelist() if n != "key"]
+            if not all(n.startswith(f"{BUNDLE}/") and "\\" not in n and
+                       not any(p in ("", ".", "..") for p in n.split("/")) for n in names):
+                return None
+            return [OutputFile(n, saved.read(n)) for n in names]
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError):
+        return None
+
+
+def _save(path: Path, key: str, files: list[OutputFile]) -> None:
+    """Keep the bundle for the next build (a failure only costs that build a re-index)."""
+    temporary = path.with_name(path.name + ".tmp")
+    try:
+        with zipfile.ZipFile(temporary, "w", zipfile.ZIP_STORED) as saved:
+            saved.writestr("key", key)
+            for f in files:
+                saved.writestr(f.path, f.data)
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+
+
 class Indexing:
     """Pagefind building a site's bundle in the background (its own process, fed from a
-    thread), while the pages render; `files()` waits for it and returns the bundle."""
+    thread), while the pages render; `files()` waits for it and returns the bundle. With a
+    cache folder, records identical to the last build's take its bundle instead (Pagefind's
+    output is deterministic: the same records give the same bytes)."""
 
-    def __init__(self, ctx: RenderContext) -> None:
+    def __init__(self, ctx: RenderContext, cache: Path | None = None) -> None:
         self._bundle: dict[str, bytes] = {}
         self._failure: BaseException | None = None
+        self._service = None
         found = records(ctx)
-        self._service = _Service(_executable())  # here: a missing indexer fails the build at once
+        executable = _executable()  # here: a missing indexer fails the build at once
+        self._saving = None
+        if cache is not None:
+            key = _bundle_key(found, executable)
+            self._reused = _saved(cache / SAVED_BUNDLE, key)
+            if self._reused is not None:
+                return
+            self._saving = (cache / SAVED_BUNDLE, key)
+        self._service = _Service(executable)
         self._thread = threading.Thread(target=self._run, args=(found,), daemon=True)
         self._thread.start()
 
@@ -519,11 +575,15 @@ class Indexing:
 
     def abandon(self) -> None:
         """Stop the indexer (the build failed): no Pagefind process outlives its build."""
-        self._service.kill()
-        self._thread.join()
+        if self._service is not None:
+            self._service.kill()
+            self._thread.join()
 
     def files(self) -> Iterator[OutputFile]:
         """`pagefind/…`, canonical (byte-identical across builds)."""
+        if self._service is None:
+            yield from self._reused
+            return
         self._thread.join()
         if self._failure is not None:
             raise self._failure
@@ -532,14 +592,16 @@ class Indexing:
             bundle = canonical(bundle)
         except (_Unexpected, KeyError, ValueError, IndexError, OSError):
             pass  # an unknown bundle layout still searches; only byte-identical rebuilds are lost
-        for path in sorted(bundle):
-            if _kept(path):
-                yield OutputFile(f"{BUNDLE}/{path}", bundle[path])
+        files = [OutputFile(f"{BUNDLE}/{path}", bundle[path]) for path in sorted(bundle) if _kept(path)]
+        if self._saving is not None:
+            _save(*self._saving, files)
+        yield from files
 
 
-def start(ctx: RenderContext) -> Indexing | None:
-    """Start indexing (None when the site is built without search)."""
-    return Indexing(ctx) if enabled(ctx) else None
+def start(ctx: RenderContext, cache: Path | None = None) -> Indexing | None:
+    """Start indexing (None when the site is built without search); `cache`: the build's
+    cache folder, where the last bundle is kept."""
+    return Indexing(ctx, cache) if enabled(ctx) else None
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
