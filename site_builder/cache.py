@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import json
 import os
 import sys
+import zipfile
 from contextlib import contextmanager
 from importlib import metadata
 from dataclasses import dataclass, field, fields
@@ -44,16 +46,18 @@ except ImportError:  # not POSIX: builds sharing a cache are not serialised
 from . import __version__
 from .config import SiteConfig
 from .model import Belief, Justification
-from .render import RenderContext
+from .render import OutputFile, RenderContext
 from .render.belief import Outputs
 from .render.pages import templates_dir
 from .write import MARKER, replace_file, safe_relative
 
-__all__ = ["Cache", "Reuse", "DEFAULT_FOLDER", "MANIFEST", "cache_folder", "locked"]
+__all__ = ["Cache", "Reuse", "DEFAULT_FOLDER", "MANIFEST", "SEARCH_BUNDLE", "cache_folder", "locked"]
 
 DEFAULT_FOLDER = ".belief-site-cache"
 MANIFEST = "manifest.json"
 LOCK = "lock"
+SEARCH_BUNDLE = "search-bundle.zip"
+"""The last search bundle, with the key of the records it indexes (render.search)."""
 FORMAT = 1
 
 
@@ -197,6 +201,8 @@ class Cache:
     kept: dict[str, tuple[list[str], list[int]]] = field(default_factory=dict)
     """id -> (its files, its reads as indexes into the previous `ids`), for each belief kept:
     carried over as they are (re-sorting 10,000 lists of ids took 0.1 s)."""
+    search: tuple[str, list[OutputFile]] | None = None
+    """This build's search bundle and its key, kept by `save` for the next build."""
 
     @classmethod
     def open(cls, folder: Path) -> "Cache":
@@ -245,6 +251,24 @@ class Cache:
             raise ValueError("a path outside the site")  # never delete or link outside it
         return Reuse(origin, {i: paths for i, (paths, _) in self.kept.items()}, previous)
 
+    def search_bundle(self, key: str) -> list[OutputFile] | None:
+        """The search bundle an earlier build kept under `key`, or None (none kept, another
+        key, or a damaged or foreign file)."""
+        try:
+            with zipfile.ZipFile(self.folder / SEARCH_BUNDLE) as saved:
+                if saved.read("key") != key.encode("ascii"):
+                    return None
+                names = [n for n in saved.namelist() if n != "key"]
+                if not all(n.startswith("pagefind/") and safe_relative(n) for n in names):
+                    return None  # never write outside the bundle's folder
+                return [OutputFile(n, saved.read(n)) for n in names]
+        except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError):
+            return None
+
+    def keep_search_bundle(self, key: str, files: list[OutputFile]) -> None:
+        """Keep this build's search bundle (written by `save`, with the manifest)."""
+        self.search = (key, files)
+
     def rendered(self, belief_id: str, outputs: Outputs | None) -> None:
         """Note what a rendered belief's files read (None: reused, already noted)."""
         if outputs is not None:
@@ -274,3 +298,11 @@ class Cache:
             "site": sorted(set(paths) - belief_files)}
         data = json.dumps(manifest, ensure_ascii=False, separators=(",", ":"))
         replace_file(self.folder / MANIFEST, data.encode("utf-8"))
+        if self.search is not None:
+            key, files = self.search
+            packed = io.BytesIO()
+            with zipfile.ZipFile(packed, "w", zipfile.ZIP_STORED) as bundle:
+                bundle.writestr("key", key)
+                for f in files:
+                    bundle.writestr(f.path, f.data)
+            replace_file(self.folder / SEARCH_BUNDLE, packed.getvalue())

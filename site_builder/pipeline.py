@@ -188,7 +188,7 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
     try:
         with stages.stage("total render and write"):
             done = _done(store, progress, len(ctx.visible))
-            paths, problems = _write(ctx, out, jobs, reused, done, stages, cache)
+            paths, problems = _write(ctx, out, jobs, reused, done, stages, store)
     except SearchError as exc:  # e.g. no Pagefind binary: a diagnostic, never a traceback
         problem = Diagnostic(str(ctx.config.source_path()), 0, "E803", str(exc), exc.hint)
         return Built(kept, (*diagnostics, problem), 0, False)
@@ -205,19 +205,19 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
 
 
 def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done, stages: Stages,
-           cache: Path | None = None):
+           store: Cache | None = None):
     """Render into `out`: a whole new site, or (incremental, into the last build's folder)
     only what changed; kept files are then left in place, or hard-linked from the previous
-    folder when writing elsewhere (serve). The cache folder also keeps the search bundle."""
+    folder when writing elsewhere (serve). The cache also keeps the search bundle."""
     if reused is None:
-        return write_site(lambda sink: render(ctx, jobs, None, done, stages, sink, cache), out)
+        return write_site(lambda sink: render(ctx, jobs, None, done, stages, sink, store), out)
     if os.path.abspath(reused.origin) == os.path.abspath(out):
         keep = {p for paths in reused.files.values() for p in paths}
         skip = {i: () for i in reused.files}
-        return update_site(lambda sink: render(ctx, jobs, skip, done, stages, sink, cache), out, keep,
+        return update_site(lambda sink: render(ctx, jobs, skip, done, stages, sink, store), out, keep,
                            reused.previous)
     links = {i: [OutputFile(p, b"", str(reused.origin / p)) for p in paths] for i, paths in reused.files.items()}
-    return write_site(lambda sink: render(ctx, jobs, links, done, stages, sink, cache), out)
+    return write_site(lambda sink: render(ctx, jobs, links, done, stages, sink, store), out)
 
 
 _RENDER_STAGES = ("belief files", "site files", "search (waiting for Pagefind)")

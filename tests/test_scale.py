@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from site_builder.cache import SEARCH_BUNDLE
 from site_builder.progress import Progress, Stages
 from site_builder.render import parallel
 
@@ -221,13 +222,12 @@ def _indexer_starts(monkeypatch) -> list[int]:
 
 def test_unchanged_search_records_take_the_last_bundle(cli, generated, tmp_path, monkeypatch):
     """Pagefind is deterministic: the same records give the same bundle, kept in the cache."""
-    from site_builder.render import search
     source = tmp_path / "network.json"
     shutil.copy(generated, source)
     site, cache, cold = tmp_path / "site", tmp_path / "cache", tmp_path / "cold"
     started = _indexer_starts(monkeypatch)
     assert cli("build", source, "-o", site, "--cache-dir", cache)[0] == 0
-    assert started == [1] and (cache / search.SAVED_BUNDLE).is_file()
+    assert started == [1] and (cache / SEARCH_BUNDLE).is_file()
     _edit(source, _metadata)  # no record changes: id, claim, summary, status and kind are the same
     assert cli("build", source, "-o", site, "--cache-dir", cache)[0] == 0
     assert started == [1]  # no indexer ran
@@ -243,10 +243,9 @@ def test_unchanged_search_records_take_the_last_bundle(cli, generated, tmp_path,
 @pytest.mark.parametrize("damage", ["garbage", "other key", "unsafe name"])
 def test_a_damaged_saved_bundle_is_indexed_again(cli, tmp_path, monkeypatch, damage):
     import zipfile
-    from site_builder.render import search
     site, cache, cold = tmp_path / "site", tmp_path / "cache", tmp_path / "cold"
     assert cli("build", EXAMPLE, "-o", site, "--cache-dir", cache)[0] == 0
-    saved = cache / search.SAVED_BUNDLE
+    saved = cache / SEARCH_BUNDLE
     with zipfile.ZipFile(saved) as z:
         members = {n: z.read(n) for n in z.namelist()}
     if damage == "garbage":

@@ -116,12 +116,13 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
 def _joined(data: dict) -> tuple[dict, tuple[str, str] | None]:
     """`data` with surrogate pairs joined (load.joined_surrogates), or where a lone surrogate
     sits: (the key that locates it, "node 'x'" or "key 'y'")."""
-    for key, value in data.items():
-        for inner, item in (value.items() if key == "nodes" else [(key, value)]):
-            try:
-                joined_surrogates(item)
-            except ValueError:
-                return data, (inner, f"node {inner!r}" if key == "nodes" else f"key {key!r}")
+    parts = [(i, f"node {i!r}", [i, node]) for i, node in data["nodes"].items()]
+    parts += [(k, f"key {k!r}", [k, v]) for k, v in data.items() if k != "nodes"]
+    for key, where, part in parts:
+        try:
+            joined_surrogates(part)
+        except ValueError:
+            return data, (key, where)
     return joined_surrogates(data), None
 
 

@@ -10,7 +10,6 @@ paths, collections sorted, so the same input gives byte-identical output.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..config import SiteConfig
@@ -112,15 +111,15 @@ def emitters() -> tuple[Emitter, ...]:
 def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[OutputFile]] | None = None,
            done: Callable[[str, Any], None] | None = None, stages: Any = None,
            sink: Callable[[Iterable[OutputFile]], None] | None = None,
-           cache: Path | None = None) -> Iterator[OutputFile]:
+           saved: Any = None) -> Iterator[OutputFile]:
     """All output files of the site: every visible belief's files (rendered by `jobs`
     processes, or taken from `reuse`, id -> files of the previous build), the site's own
     files, then the search bundle, which Pagefind builds while the pages render.
 
     `done(id, outputs)` is called for each belief in id order (outputs: render.belief.Outputs,
     None when reused); `stages` (progress.Stages) gets the time spent producing each part;
-    `sink` lets worker processes write belief files themselves (write.store_all); `cache`,
-    the build's cache folder, keeps the search bundle for records that do not change."""
+    `sink` lets worker processes write belief files themselves (write.store_all); `saved`
+    (search.SavedBundles: the build's cache) keeps the search bundle for unchanged records."""
     from ..progress import Stages
     from . import pages, parallel, search
 
@@ -128,7 +127,7 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
     reuse = reuse or {}
     env, counts = pages.environment(ctx), pages.site_counts(ctx)
     with parallel.renderer(ctx, env, counts, jobs, sink) as workers:
-        indexing = search.start(ctx, cache)  # after the fork: workers must not inherit its threads
+        indexing = search.start(ctx, saved)  # after the fork: workers must not inherit its threads
         try:
             site = workers.site(emitters())  # with a pool, these start now, beside the beliefs
             yield from stages.timed("belief files", _belief_files(ctx, workers, reuse, done))

@@ -37,11 +37,9 @@ import struct
 import subprocess
 import tempfile
 import threading
-import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Protocol
 
 from ..checks import kind_of
 from . import OutputFile, RenderContext
@@ -501,8 +499,12 @@ def _kept(path: str) -> bool:
     return not any(path.startswith(prefix) for prefix in _UNUSED)
 
 
-SAVED_BUNDLE = "search-bundle.zip"
-"""The last bundle, in the cache folder, with the key of the records it indexes."""
+class SavedBundles(Protocol):
+    """Where a build finds the last build's search bundle and leaves its own (cache.Cache)."""
+
+    def search_bundle(self, key: str) -> list[OutputFile] | None: ...
+
+    def keep_search_bundle(self, key: str, files: list[OutputFile]) -> None: ...
 
 
 def _bundle_key(found: list[SearchRecord], executable: str) -> str:
@@ -516,53 +518,24 @@ def _bundle_key(found: list[SearchRecord], executable: str) -> str:
     return digest.hexdigest()
 
 
-def _saved(path: Path, key: str) -> list[OutputFile] | None:
-    """The bundle saved under `key`, or None (none, another key, or damaged)."""
-    try:
-        with zipfile.ZipFile(path) as saved:
-            if saved.read("key").decode("ascii") != key:
-                return None
-            names = [n for n in saved.namelist() if n != "key"]
-            if not all(n.startswith(f"{BUNDLE}/") and "\\" not in n and
-                       not any(p in ("", ".", "..") for p in n.split("/")) for n in names):
-                return None
-            return [OutputFile(n, saved.read(n)) for n in names]
-    except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError):
-        return None
-
-
-def _save(path: Path, key: str, files: list[OutputFile]) -> None:
-    """Keep the bundle for the next build (a failure only costs that build a re-index)."""
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        with zipfile.ZipFile(temporary, "w", zipfile.ZIP_STORED) as saved:
-            saved.writestr("key", key)
-            for f in files:
-                saved.writestr(f.path, f.data)
-        os.replace(temporary, path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
-
-
 class Indexing:
     """Pagefind building a site's bundle in the background (its own process, fed from a
     thread), while the pages render; `files()` waits for it and returns the bundle. With a
-    cache folder, records identical to the last build's take its bundle instead (Pagefind's
-    output is deterministic: the same records give the same bytes)."""
+    cache, records identical to the last build's take its bundle instead (Pagefind's output
+    is deterministic: the same records give the same bytes)."""
 
-    def __init__(self, ctx: RenderContext, cache: Path | None = None) -> None:
+    def __init__(self, ctx: RenderContext, saved: SavedBundles | None = None) -> None:
         self._bundle: dict[str, bytes] = {}
         self._failure: BaseException | None = None
-        self._service = None
+        self._service, self._reused, self._keep = None, None, None
         found = records(ctx)
         executable = _executable()  # here: a missing indexer fails the build at once
-        self._saving = None
-        if cache is not None:
+        if saved is not None:
             key = _bundle_key(found, executable)
-            self._reused = _saved(cache / SAVED_BUNDLE, key)
+            self._reused = saved.search_bundle(key)
             if self._reused is not None:
                 return
-            self._saving = (cache / SAVED_BUNDLE, key)
+            self._keep = lambda files: saved.keep_search_bundle(key, files)
         self._service = _Service(executable)
         self._thread = threading.Thread(target=self._run, args=(found,), daemon=True)
         self._thread.start()
@@ -581,7 +554,7 @@ class Indexing:
 
     def files(self) -> Iterator[OutputFile]:
         """`pagefind/…`, canonical (byte-identical across builds)."""
-        if self._service is None:
+        if self._reused is not None:
             yield from self._reused
             return
         self._thread.join()
@@ -593,15 +566,15 @@ class Indexing:
         except (_Unexpected, KeyError, ValueError, IndexError, OSError):
             pass  # an unknown bundle layout still searches; only byte-identical rebuilds are lost
         files = [OutputFile(f"{BUNDLE}/{path}", bundle[path]) for path in sorted(bundle) if _kept(path)]
-        if self._saving is not None:
-            _save(*self._saving, files)
+        if self._keep is not None:
+            self._keep(files)
         yield from files
 
 
-def start(ctx: RenderContext, cache: Path | None = None) -> Indexing | None:
-    """Start indexing (None when the site is built without search); `cache`: the build's
-    cache folder, where the last bundle is kept."""
-    return Indexing(ctx, cache) if enabled(ctx) else None
+def start(ctx: RenderContext, saved: SavedBundles | None = None) -> Indexing | None:
+    """Start indexing (None when the site is built without search); `saved`: the build's
+    cache, which keeps the last bundle."""
+    return Indexing(ctx, saved) if enabled(ctx) else None
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
