@@ -20,7 +20,9 @@ the last one wrote (write.update_site), hard-linked from it otherwise (`serve`, 
 each time into a new folder). Listings, exports and the search bundle are always rebuilt.
 Diagrams laid out by Graphviz (drawn before the pages, outside the recorded reads) turn
 reuse off. The result is the same site a cold build writes (tests/test_scale.py). A build
-holds the folder's `lock` (`locked`) from reading the manifest to saving the next one.
+holds the folder's `lock` (`locked`) from reading the manifest to saving the next one. The
+folder also holds the last search bundle (SEARCH_BUNDLE) and the parsed documents
+(documents_cache.py).
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ from .render.belief import Outputs
 from .render.pages import templates_dir
 from .write import MARKER, replace_file, safe_relative
 
-__all__ = ["Cache", "Reuse", "DEFAULT_FOLDER", "MANIFEST", "SEARCH_BUNDLE", "cache_folder", "locked"]
+__all__ = ["Cache", "Reuse", "DEFAULT_FOLDER", "MANIFEST", "SEARCH_BUNDLE", "cache_folder", "digest",
+           "folder_digest", "locked"]
 
 DEFAULT_FOLDER = ".belief-site-cache"
 MANIFEST = "manifest.json"
@@ -98,7 +101,7 @@ def locked(folder: Path, waiting: Callable[[str], None] | None = None) -> Iterat
             fcntl.lockf(handle, fcntl.LOCK_UN)
 
 
-def _digest(*parts: str | bytes) -> str:
+def digest(*parts: str | bytes) -> str:
     h = hashlib.blake2b(digest_size=16)
     for part in parts:
         h.update(part if isinstance(part, bytes) else part.encode("utf-8", "surrogatepass"))
@@ -106,7 +109,7 @@ def _digest(*parts: str | bytes) -> str:
     return h.hexdigest()
 
 
-def _folder_digest(folders: Iterable[Path]) -> str:
+def folder_digest(folders: Iterable[Path]) -> str:
     """Every file under the folders, by relative path and content."""
     h = hashlib.blake2b(digest_size=16)
     for folder in folders:
@@ -128,11 +131,11 @@ def salt(ctx: RenderContext) -> str:
     network = ev.network
     structure = [(b.id, [_compared(j) for j in b.justifications], b.declared, b.retracted,
                   ev.value(b.id), ev.is_pinned(b.id)) for b in network.beliefs.values()]
-    return _digest(str(FORMAT), __version__, sys.version, repr(_libraries()),
-                   _folder_digest([Path(__file__).parent, *templates]),
-                   repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
-                   repr(sorted(ctx.marks.items())), repr(ctx.diff is not None),
-                   repr(structure), repr(network.nogoods), repr(network.meta), repr(network.repos))
+    return digest(str(FORMAT), __version__, sys.version, repr(_libraries()),
+                  folder_digest([Path(__file__).parent, *templates]),
+                  repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
+                  repr(sorted(ctx.marks.items())), repr(ctx.diff is not None),
+                  repr(structure), repr(network.nogoods), repr(network.meta), repr(network.repos))
 
 
 def _libraries() -> list[tuple[str, str]]:
@@ -170,7 +173,7 @@ _CONTENT = {kind: [f.name for f in fields(kind) if f.name not in _LOCATION] for 
 
 def texts(ctx: RenderContext) -> dict[str, str]:
     """id -> hash of the belief's own content (`_compared`)."""
-    return {i: _digest(repr(_compared(b))) for i, b in ctx.evaluation.network.beliefs.items()}
+    return {i: digest(repr(_compared(b))) for i, b in ctx.evaluation.network.beliefs.items()}
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Iterable
 from .diagnostics import Diagnostic
 from .evaluate import Evaluation
 from .model import Belief, Item
-from .parse.document import Document
+from .parse.document import Facts
 
 __all__ = ["check_documents", "echo_of", "kind_of"]
 
@@ -22,7 +22,7 @@ def echo_of(belief: Belief) -> str:
     return " ".join(line.strip() for line in belief.text.split("\n") if line.strip())
 
 
-def check_documents(documents: Iterable[Document], ev: Evaluation) -> list[Diagnostic]:
+def check_documents(documents: Iterable[Facts], ev: Evaluation) -> list[Diagnostic]:
     """Stale derived content (W503), unverified dependents (W402), metadata refs (W504)."""
     found: list[Diagnostic] = []
     beliefs = ev.network.beliefs
@@ -38,12 +38,12 @@ def check_documents(documents: Iterable[Document], ev: Evaluation) -> list[Diagn
     return found
 
 
-def _stale(doc: Document, line: int, message: str) -> Diagnostic:
-    return Diagnostic(doc.source.path, line, "W503", f"stale derived content: {message}",
+def _stale(doc: Facts, line: int, message: str) -> Diagnostic:
+    return Diagnostic(doc.path, line, "W503", f"stale derived content: {message}",
                       "run `belief-site fmt` to refresh it")
 
 
-def _status(doc: Document, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
+def _status(doc: Facts, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
     stated, out = doc.stated, []
     if stated.kind and stated.kind != kind_of(belief):
         out.append(_stale(doc, stated.status_line, f"says {stated.kind}, is {kind_of(belief)}"))
@@ -56,7 +56,7 @@ def _status(doc: Document, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
     return out
 
 
-def _item_problems(doc: Document, item: Item, ev: Evaluation) -> list[Diagnostic]:
+def _item_problems(doc: Facts, item: Item, ev: Evaluation) -> list[Diagnostic]:
     target = ev.network.beliefs.get(item.ref)
     if target is None:
         return []
@@ -68,7 +68,7 @@ def _item_problems(doc: Document, item: Item, ev: Evaluation) -> list[Diagnostic
     return out
 
 
-def _items(doc: Document, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
+def _items(doc: Facts, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
     out = []
     for j in belief.justifications:
         pairs = zip(j.antecedents + j.outlist, j.ante_lines + j.out_lines, j.ante_tags + j.out_tags)
@@ -77,19 +77,18 @@ def _items(doc: Document, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
     return out
 
 
-def _echo_at(doc: Document, line: int) -> str | None:
-    match = doc.lines[line - 1].match
-    return match.group("echo") if match and match.group("rest") else None
+def _echo_at(doc: Facts, line: int) -> str | None:
+    return doc.echoes.get(line)
 
 
-def _listed(doc: Document, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
+def _listed(doc: Facts, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
     """Dependents and Challenges sections against the computed dependents."""
     out = []
     beliefs = ev.network.beliefs
     for name, items in (("Dependents", doc.stated.dependents), ("Challenges", doc.stated.challenges)):
         for item in items or ():
             if item.ref not in beliefs:
-                out.append(Diagnostic(doc.source.path, item.line, "W402",
+                out.append(Diagnostic(doc.path, item.line, "W402",
                                       f"{name} lists {item.ref!r}, which is not in the network "
                                       "(kept as an unverified entry)"))
             else:

@@ -280,6 +280,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not args.quiet:
         count = len(built.checked.parsed.network.beliefs)
         reused = f", {built.reused} unchanged belief pages kept" if built.reused else ""
+        reused += f", {built.unparsed} unchanged documents not parsed again" if built.unparsed else ""
         print(f"built {count} beliefs ({built.files} files{reused}) into {out} in "
               f"{time.perf_counter() - started:.1f} s; open {out / 'index.html'} or serve the folder "
               f"(python3 -m http.server -d {out})", file=sys.stderr)

@@ -22,6 +22,7 @@ from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
 from .evaluate.visibility import visible_ids
 from .cache import Cache, Reuse, locked
+from .documents_cache import DocumentsCache
 from .progress import Stages
 from .render import OutputFile, RenderContext, render
 from .render.search import SearchError
@@ -39,14 +40,15 @@ class Checked:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def check(source: str | Path, limit: int = DEFAULT_LIMIT) -> Checked:
-    """Read and evaluate a source; collect all diagnostics (never raises on content)."""
+def check(source: str | Path, limit: int = DEFAULT_LIMIT, known: Callable | None = None) -> Checked:
+    """Read and evaluate a source; collect all diagnostics (never raises on content).
+    `known(file)` may give a document's facts from the build's cache (parse.parse)."""
     with _collector_paused():
         sources = load(source)
-        parsed = parse(sources)
+        parsed = parse(sources, known)
         evaluation = evaluate(parsed.network, limit)
     found = (*parsed.diagnostics, *evaluation.diagnostics,
-             *check_documents(parsed.documents, evaluation), *alias_problems(parsed.network))
+             *check_documents(parsed.facts, evaluation), *alias_problems(parsed.network))
     return Checked(parsed, evaluation, tuple(sorted(set(found), key=Diagnostic.sort_key)))
 
 
@@ -105,6 +107,8 @@ class Built:
     written: bool
     reused: int = 0
     """Beliefs whose files were kept from the previous build (incremental builds)."""
+    unparsed: int = 0
+    """Documents whose facts the cache held: not parsed again."""
 
 
 def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Checked | None:
@@ -132,13 +136,16 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     `diff_base` (a git revision, git:REV[:PATH], a folder or a network.json) adds the changes
     page and marks changed beliefs; `jobs` processes render the belief files; with a `cache`
     folder, beliefs whose files cannot have changed since the last build there are kept,
-    not rendered (cache.py); `stages` collects seconds per stage; `progress(done, total)`
+    not rendered (cache.py), and documents whose files are unchanged are not parsed again
+    (documents_cache.py); `stages` collects seconds per stage; `progress(done, total)`
     is called as belief files are written; `waiting(pid)` when another build holds the
     cache folder (this one waits for it)."""
     stages = stages or Stages()
     source = config.source_path()
+    inside = cache is not None and Path(os.path.abspath(cache)).is_relative_to(os.path.abspath(out))
     with stages.stage("read and evaluate"):
-        checked = check(source, config.panel_max_items)
+        documents = DocumentsCache.open(cache) if cache is not None and not inside else None
+        checked = check(source, config.panel_max_items, documents.facts if documents else None)
         kept = _kept(checked, source, keep_going, strict)
     if kept is None:
         return Built(checked, checked.diagnostics, 0, False)
@@ -158,7 +165,7 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
                 return Built(kept, (*checked.diagnostics, *unreadable), 0, False)
             diff = compare(base, side_of(config.source, kept.evaluation), config.panel_max_items)
         ctx = replace(ctx, diff=diff, marks=diff.marks())
-    if cache is not None and Path(os.path.abspath(cache)).is_relative_to(os.path.abspath(out)):
+    if inside:
         problem = Diagnostic(str(cache), 0, "E801", "the cache folder is inside the output folder",
                              "choose a --cache-dir outside -o (the output folder is replaced)")
         return Built(kept, (*diagnostics, problem), 0, False)
@@ -169,7 +176,7 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
             except OSError as exc:  # read-only checkout, say: the cache only saves time
                 diagnostics.append(_no_cache(cache, exc))
                 cache = None
-        return _produce(kept, ctx, out, jobs, cache, stages, progress, diagnostics)
+        return _produce(kept, ctx, out, jobs, cache, stages, progress, diagnostics, documents)
 
 
 def _no_cache(cache: Path, exc: OSError) -> Diagnostic:
@@ -178,8 +185,10 @@ def _no_cache(cache: Path, exc: OSError) -> Diagnostic:
 
 
 def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Path | None,
-             stages: Stages, progress, diagnostics: list[Diagnostic]) -> Built:
-    """Render and write the site (with the cache folder held, when there is one)."""
+             stages: Stages, progress, diagnostics: list[Diagnostic],
+             documents: DocumentsCache | None = None) -> Built:
+    """Render and write the site (with the cache folder held, when there is one); the
+    documents' facts are kept even when the site is not (they hold whatever comes next)."""
     store, reused = None, None
     if cache is not None:
         with stages.stage("cache"):
@@ -194,14 +203,17 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
         return Built(kept, (*diagnostics, problem), 0, False)
     produced = sum(v for k, v in stages.seconds.items() if k in _RENDER_STAGES)
     stages.add("write", stages.seconds.pop("total render and write") - produced)
-    if store is not None and not problems:
+    if store is not None:
         with stages.stage("cache"):
             try:
-                store.save(out, paths)
+                if documents is not None:
+                    documents.save(kept.parsed.facts)
+                if not problems:
+                    store.save(out, paths)
             except OSError as exc:  # the site is written; the next build is a cold one
                 diagnostics.append(_no_cache(store.folder, exc))
     return Built(kept, (*diagnostics, *problems), len(paths), not problems,
-                 len(reused.files) if reused else 0)
+                 len(reused.files) if reused else 0, documents.hits if documents is not None else 0)
 
 
 def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done, stages: Stages,
@@ -242,10 +254,10 @@ def _context(checked: Checked, config: SiteConfig, source: Path) -> RenderContex
     documents = {}
     if source.is_dir():
         base = Path(config.config_path).parent if config.config_path else Path(".")
-        for doc in checked.parsed.documents:
+        for doc in checked.parsed.facts:
             if doc.belief is not None:
                 # abspath, not resolve: a symlinked beliefs/ is still beliefs/ in the repository
-                where = Path(os.path.abspath(source / doc.source.relative))
+                where = Path(os.path.abspath(source / doc.relative))
                 if where.is_relative_to(os.path.abspath(base)):  # else no edit link
                     documents[doc.belief.id] = where.relative_to(os.path.abspath(base)).as_posix()
     return RenderContext(checked.evaluation, config, visible, documents)

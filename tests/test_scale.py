@@ -636,7 +636,7 @@ def test_reading_pauses_the_cycle_collector_and_restores_its_state(monkeypatch):
     from site_builder import pipeline
     seen = []
     real = pipeline.parse
-    monkeypatch.setattr(pipeline, "parse", lambda sources: (seen.append(gc.isenabled()), real(sources))[1])
+    monkeypatch.setattr(pipeline, "parse", lambda sources, known: (seen.append(gc.isenabled()), real(sources, known))[1])
     assert gc.isenabled()
     pipeline.check(EXAMPLE)
     assert seen == [False] and gc.isenabled()
@@ -655,7 +655,7 @@ def test_reading_off_the_main_thread_leaves_the_cycle_collector_alone(monkeypatc
     from site_builder import pipeline
     seen = []
     real = pipeline.parse
-    monkeypatch.setattr(pipeline, "parse", lambda sources: (seen.append(gc.isenabled()), real(sources))[1])
+    monkeypatch.setattr(pipeline, "parse", lambda sources, known: (seen.append(gc.isenabled()), real(sources, known))[1])
     worker = threading.Thread(target=pipeline.check, args=(EXAMPLE,))
     worker.start()
     worker.join()

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ..diagnostics import Diagnostic
 from ..load import BELIEFS_MD, NETWORK_JSON, SourceFile, Sources
 from ..model import NODE_FIELDS, Network, Nogood
-from .document import Document, parse_document
+from .document import Document, Facts, parse_document
 from .frontmatter import YamlProblem, load_yaml
 
-__all__ = ["Parsed", "parse"]
+__all__ = ["Parsed", "parse", "Facts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,12 +20,16 @@ class Parsed:
 
     network: Network
     documents: tuple[Document, ...]
-    """Parsed documents by sorted path (empty for network.json and beliefs.md)."""
+    """Documents parsed by this call, by sorted path, with the line layout fmt rewrites:
+    all of them unless `known` facts were given (empty for network.json and beliefs.md)."""
     diagnostics: tuple[Diagnostic, ...]
+    facts: tuple[Facts, ...] = ()
+    """What checks and builds read of every document, by sorted path."""
 
 
-def parse(sources: Sources) -> Parsed:
-    """Sources -> Parsed; never raises on content."""
+def parse(sources: Sources, known: Callable[[SourceFile], Facts | None] | None = None) -> Parsed:
+    """Sources -> Parsed; never raises on content. `known(file)` may give the facts of a
+    document read before (the build's cache), which is then not parsed again."""
     found = list(sources.diagnostics)
     if sources.kind == NETWORK_JSON:
         from .network_json import parse_network_json
@@ -35,9 +39,15 @@ def parse(sources: Sources) -> Parsed:
         from .beliefs_md import parse_beliefs_md
         network, problems = _single(sources, parse_beliefs_md)
         return Parsed(network, (), tuple(found + problems))
-    documents = tuple(parse_document(f) for f in sources.files)
+    documents, facts = [], []
+    for file in sources.files:
+        read = known(file) if known is not None else None
+        if read is None:
+            documents.append(parse_document(file))
+            read = documents[-1].facts()
+        facts.append(read)
     beliefs: dict[str, Any] = {}
-    for doc in documents:
+    for doc in facts:
         found.extend(doc.diagnostics)
         belief = doc.belief
         if belief is None:
@@ -54,7 +64,7 @@ def parse(sources: Sources) -> Parsed:
     project = _project(sources.project, found)
     origin = sources.project.path if sources.project else sources.root
     network = Network(dict(sorted(beliefs.items())), origin=origin, **project)
-    return Parsed(network, documents, tuple(found))
+    return Parsed(network, tuple(documents), tuple(found), tuple(facts))
 
 
 def _single(sources: Sources, reader) -> tuple[Network, list[Diagnostic]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Mapping
 
 from ..diagnostics import Diagnostic
 from ..ids import id_from_document_path, id_problem
@@ -46,6 +46,31 @@ class Document:
     """True for the Markdown spelling (`# id`), False for the seed's plain text."""
     dependents_anchor: int | None = None
     """Index of the line after which Dependents items belong (header or sentence)."""
+
+    def facts(self) -> "Facts":
+        """What checks and builds read of this document (not its line layout)."""
+        echoes = {k + 1: line.match.group("echo") for k, line in enumerate(self.lines)
+                  if line.role == ITEM and line.match and line.match.group("rest")
+                  and line.match.group("echo") is not None}
+        return Facts(self.source.path, self.source.relative.as_posix(), self.belief, self.stated,
+                     self.diagnostics, echoes, self.dependents_anchor)
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """A parsed document without its line layout, which only fmt reads: small enough for the
+    build's cache to keep (site_builder.documents_cache), a tenth of a Document's size."""
+
+    path: str
+    """The document's path as diagnostics show it."""
+    relative: str
+    """Its POSIX path relative to the documents folder."""
+    belief: Belief | None
+    stated: Stated
+    diagnostics: tuple[Diagnostic, ...]
+    echoes: Mapping[int, str]
+    """Line -> the claim echoed after a justification item on that line (W503 compares it)."""
+    dependents_anchor: int | None = None
 
 
 class _Reader:

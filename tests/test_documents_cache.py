@@ -1,0 +1,215 @@
+"""Issue 7, point 4: the cache keeps parsed documents (site_builder/documents_cache.py).
+
+A build with a cache folder parses only the documents whose files changed; what it takes
+from the cache must be exactly what parsing gives (every field, locations included), and
+a cache it did not write itself in place (committed, copied, damaged) is never read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import site_builder.parse as parse_module
+from site_builder import documents_cache
+from site_builder.documents_cache import DOCUMENTS, STAMP, DocumentsCache, decode, encode
+from site_builder.pipeline import check
+
+from .conftest import EXAMPLE, ROOT
+from .test_build import tree_digest
+
+FIXTURES = ROOT / "tests" / "fixtures" / "invalid"
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """A generated network of 300 beliefs as a documents folder."""
+    base = tmp_path_factory.mktemp("docs")
+    subprocess.run([sys.executable, str(ROOT / "bench" / "generate.py"), "300", "-o", str(base / "n.json")],
+                   check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "site_builder.cli", "import", str(base / "n.json"), "-o",
+                    str(base / "beliefs")], check=True, capture_output=True, cwd=ROOT)
+    return base / "beliefs"
+
+
+def _parsed(monkeypatch) -> list[str]:
+    """Records the path of every document parsed from now on."""
+    seen: list[str] = []
+    real = parse_module.parse_document
+
+    def noting(source):
+        seen.append(source.path)
+        return real(source)
+    monkeypatch.setattr(parse_module, "parse_document", noting)
+    return seen
+
+
+def _build(cli, source: Path, out: Path, *extra) -> str:
+    code, _, err = cli("build", source, "-o", out, "--no-search", *extra)
+    assert code == 0, err
+    return err
+
+
+def _checked_twice(source: Path, cache: Path):
+    """check() parsing everything, then again with the facts a first pass kept."""
+    first = DocumentsCache.open(cache)
+    plain = check(source, known=first.facts)
+    first.save(plain.parsed.facts)
+    second = DocumentsCache.open(cache)
+    return plain, check(source, known=second.facts), second
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in FIXTURES.iterdir() if p.is_dir()) + ["example"])
+def test_kept_facts_are_exactly_what_parsing_gives(case, tmp_path):
+    """Every diagnostic fixture (and the example): the same network, facts and diagnostics,
+    compared by repr, which shows the fields equality skips (paths, lines, tags)."""
+    source = EXAMPLE if case == "example" else FIXTURES / case
+    plain, cached, store = _checked_twice(source, tmp_path / "cache")
+    assert repr(cached.parsed.network) == repr(plain.parsed.network)
+    assert repr(cached.parsed.facts) == repr(plain.parsed.facts)
+    assert cached.diagnostics == plain.diagnostics
+    assert store.hits == len(plain.parsed.facts)  # every document was kept
+
+
+def test_the_codec_gives_back_every_kind_of_value():
+    from site_builder.model import Belief, Justification
+    belief = Belief("x", "tëxt\n\ud7ff", justifications=(Justification("SL", ("a",), label="l", line=3,
+                                                                          ante_lines=(4,), ante_tags=(None,)),),
+                    metadata={"n": 1, "f": 0.5, "b": True, "none": None, "list": [1, [2, "T"]],
+                              "nested": {"M": ["L"]}, "T": "T"}, path="p.md", line=2)
+    back = decode(json.loads(json.dumps(encode(belief))))
+    assert repr(back) == repr(belief) and type(back.metadata["list"]) is list
+    with pytest.raises(TypeError):
+        encode({"when": __import__("datetime").date(2026, 1, 1)})
+
+
+def test_a_rebuild_parses_only_the_edited_document(cli, folder, tmp_path, monkeypatch):
+    source = tmp_path / "beliefs"
+    shutil.copytree(folder, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    seen = _parsed(monkeypatch)
+    _build(cli, source, site, "--cache-dir", cache)
+    assert len(seen) == 300 and (cache / DOCUMENTS).is_file()
+    edited = sorted(source.glob("*.md"))[150]
+    claim = json.loads((folder.parent / "n.json").read_text(encoding="utf-8"))["nodes"][edited.stem]["text"]
+    text = edited.read_text(encoding="utf-8")
+    assert text.count(claim) == 1
+    edited.write_text(text.replace(claim, claim + " Edited."), encoding="utf-8")
+    seen.clear()
+    _build(cli, source, site, "--cache-dir", cache)
+    assert seen == [str(edited)]
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+    seen.clear()
+    _build(cli, source, site, "--cache-dir", cache)  # nothing changed: nothing parsed
+    assert seen == []
+
+
+def _cold(cli, source: Path, out: Path) -> dict:
+    _build(cli, source, out, "--no-cache", "-j", "1")
+    return tree_digest(out)
+
+
+def test_a_copied_or_committed_cache_is_not_read(cli, tmp_path, monkeypatch):
+    """The stamp names the file's inode and time: a copy (or a checkout) has others, so its
+    facts are not trusted, however plausible."""
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    shutil.copytree(cache, tmp_path / "copy")  # copy2: times kept, not the inode
+    seen = _parsed(monkeypatch)
+    _build(cli, EXAMPLE, tmp_path / "site2", "--cache-dir", tmp_path / "copy")
+    assert len(seen) == len(list(EXAMPLE.glob("*.md"))) > 0
+    seen.clear()
+    _build(cli, EXAMPLE, tmp_path / "site2", "--cache-dir", tmp_path / "copy")  # now written in place
+    assert seen == []
+
+
+def _restamp(cache: Path) -> None:
+    """Stamp the file as if a build had written it (to test what damage inside does)."""
+    st = (cache / DOCUMENTS).stat()
+    (cache / STAMP).write_text(json.dumps({"format": documents_cache.FORMAT,
+                                           "file": [st.st_ino, st.st_mtime_ns, st.st_size]}))
+
+
+@pytest.mark.parametrize("damage", ["not json", "[99, 1]", "[0]", '["M", 1]', "[[[[", "truncated"])
+def test_a_damaged_entry_is_parsed_again(cli, tmp_path, monkeypatch, damage):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    lines = (cache / DOCUMENTS).read_text().splitlines()
+    key, data = lines[0].split("\t", 1)
+    lines[0] = f"{key}\t{data[:len(data) // 2] if damage == 'truncated' else damage}"
+    (cache / DOCUMENTS).write_text("\n".join(lines) + "\n")
+    _restamp(cache)
+    seen = _parsed(monkeypatch)
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    assert len(seen) == 1
+    assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
+    seen.clear()
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)  # the entry was written again
+    assert seen == []
+
+
+def test_a_damaged_file_or_stamp_gives_a_full_parse(cli, tmp_path, monkeypatch):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    seen = _parsed(monkeypatch)
+    for stamp in ("{", "[]", '{"format": 1, "file": null}'):
+        (cache / STAMP).write_text(stamp)
+        seen.clear()
+        _build(cli, EXAMPLE, site, "--cache-dir", cache)
+        assert len(seen) == len(list(EXAMPLE.glob("*.md")))
+    (cache / DOCUMENTS).write_bytes(b"\xff\xfe no tab, not ascii\n")
+    _restamp(cache)
+    seen.clear()
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    assert len(seen) == len(list(EXAMPLE.glob("*.md")))
+    assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
+
+
+def test_unusual_yaml_values_are_kept_exactly(cli, tmp_path, monkeypatch):
+    """Front matter may hold infinities, NaN, integer and null keys: the cached facts give
+    the same site; a document whose facts cannot be encoded is parsed on every build."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    (source / "odd.md").write_text("---\nmetadata:\n  big: .inf\n  nan: .nan\n  1: one\n  ~: null key\n"
+                                   "  2.5: [1, {a: [b]}]\n---\n# odd\n\n**IN** · premise\n\n"
+                                   "A premise with odd metadata.\n", encoding="utf-8")
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    real = documents_cache.encode
+    monkeypatch.setattr(documents_cache, "encode",
+                        lambda v: real(v) if not getattr(v, "path", "").endswith("odd.md") else real(object()))
+    _build(cli, source, site, "--cache-dir", cache)
+    seen = _parsed(monkeypatch)
+    _build(cli, source, site, "--cache-dir", cache)
+    assert seen == [str(source / "odd.md")]  # not encodable: parsed again
+    monkeypatch.setattr(documents_cache, "encode", real)
+    _build(cli, source, site, "--cache-dir", cache)
+    seen.clear()
+    _build(cli, source, site, "--cache-dir", cache)
+    assert seen == []  # kept, and the site is the same
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+
+
+def test_other_code_parses_again(tmp_path, monkeypatch):
+    """The key holds a hash of the parsing code: an upgrade never reads old facts."""
+    _checked_twice(EXAMPLE, tmp_path / "cache")
+    monkeypatch.setattr(documents_cache, "__version__", "another")
+    store = DocumentsCache.open(tmp_path / "cache")
+    check(EXAMPLE, known=store.facts)
+    assert store.hits == 0
+
+
+def test_only_this_builds_documents_are_kept(cli, tmp_path):
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    cache = tmp_path / "cache"
+    _build(cli, source, tmp_path / "site", "--cache-dir", cache)
+    before = len((cache / DOCUMENTS).read_text().splitlines())
+    os.remove(sorted(source.glob("*.md"))[0])
+    _build(cli, source, tmp_path / "site", "--cache-dir", cache)
+    assert len((cache / DOCUMENTS).read_text().splitlines()) == before - 1
