@@ -28,7 +28,10 @@ Inputs: seeded generated networks of each size (bench/generate.py), the shared r
            the retracted network into the same site (which replaces the old tree as well; the
            first cold build wrote into an empty folder). The search re-index is measured apart:
            a base build with search and its own cache, then the claim edit with search; that
-           row's indexer CPU is the re-index.
+           row's indexer CPU is the re-index. The same network is also imported as a documents
+           folder (one Markdown file per belief, not timed), and built cold, as a base filling a
+           cache, and after editing one document's claim ("documents:" rows): the cache keeps
+           parsed documents, which network.json, one file, cannot use.
 
 How it measures: every measured run is a separate process started from here; wall time is
 taken around it (interpreter start and imports included, as for mkdocs). Peak memory is each
@@ -262,13 +265,15 @@ def build(network: Path, out: Path, work: Path, tag: str, *flags: str) -> dict:
 
 
 _KEPT = re.compile(r"(\d+) unchanged belief pages kept")
+_UNPARSED = re.compile(r"(\d+) unchanged documents not parsed again")
 _STAGE = re.compile(r"^(\S.*?)\s+(\d+\.\d+) s(?:\s+\d+\.\d%)?$")  # progress.Stages.report lines
 
 
 def from_log(text: str, profile: bool) -> dict:
     """Pages kept from the previous site (0 for a cold build) and, with --profile, the stages."""
-    kept = _KEPT.search(text)
-    found: dict = {"kept": int(kept.group(1)) if kept else 0}
+    kept, unparsed = _KEPT.search(text), _UNPARSED.search(text)
+    found: dict = {"kept": int(kept.group(1)) if kept else 0,
+                   "unparsed": int(unparsed.group(1)) if unparsed else 0}
     if profile:
         lines = [line for line in text.splitlines() if _STAGE.match(line)]
         found["profile"] = lines
@@ -395,6 +400,9 @@ EDITED = "rebuild: 1 claim edited (incremental, no search)"
 RETRACTED = "rebuild: premise retracted (incremental, no search)"
 RETRACTED_COLD = "rebuild: premise retracted (cold, same site, no search)"
 REINDEXED = "rebuild: 1 claim edited (incremental, with search)"
+DOCS_COLD = "documents: full, no search"
+DOCS_BASE = "documents: rebuild base"
+DOCS_EDITED = "documents: 1 claim edited (incremental, no search)"
 
 
 def _note(row: Row, *parts: str) -> None:
@@ -462,12 +470,51 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     _note(reindex, "indexer CPU = the search re-index")
     for path in (site, search_site, cache, search_cache):
         shutil.rmtree(path, ignore_errors=True)
-    return {"input": name, "beliefs": n, "cold_no_search_s": cold.wall_s,
+    documents = run_document_rebuilds(name, network, n, work, rows)
+    return {**documents, "input": name, "beliefs": n, "cold_no_search_s": cold.wall_s,
             "claim_edited_s": edit.wall_s, "claim_edited_speedup": _speedup(cold, edit),
             "claim_edited_kept": edit.extra["kept"], "premise_retracted_s": retract.wall_s,
             "premise_retracted_speedup": _speedup(cold, retract), "premise_retracted_kept": retract.extra["kept"],
             "premise_retracted_cold_same_site_s": retract_cold.wall_s,
             "reindex_cpu_s": reindex.indexer_cpu_s}
+
+
+def edited_document(network: Path, folder: Path) -> str:
+    """Append a sentence to the claim of the middle belief's document; its id."""
+    nodes = json.loads(network.read_text(encoding="utf-8"))["nodes"]
+    belief_id = sorted(nodes)[len(nodes) // 2]
+    document = folder / f"{belief_id}.md"
+    claim, text = nodes[belief_id]["text"], document.read_text(encoding="utf-8")
+    if claim not in text:
+        raise SystemExit(f"bench: the claim of {belief_id} is not in {document} as it is; cannot edit it")
+    document.write_text(text.replace(claim, claim + " Edited for the rebuild benchmark.", 1), encoding="utf-8")
+    return belief_id
+
+
+def run_document_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) -> dict:
+    """The claim edit again, with the network as a documents folder (the cache's parsed documents)."""
+    folder, site, cache = work / f"{name}-documents", work / f"{name}-documents-site", work / f"{name}-documents-cache"
+    for path in (folder, site, cache):
+        shutil.rmtree(path, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "site_builder.cli", "import", str(network), "-o", str(folder)],
+                   check=True, capture_output=True, cwd=ROOT)  # not timed
+    _log(f"{name}: documents folder, cold build without search")
+    cold = _row(name, DOCS_COLD, n, build(folder, site, work, f"{name}-documents-cold", "--no-search", "--no-cache"))
+    rows.append(cold)
+    shutil.rmtree(site, ignore_errors=True)
+    _log(f"{name}: documents folder, base build filling the cache")
+    cached = ("--no-search", "--cache-dir", str(cache))
+    base = _row(name, DOCS_BASE, n, build(folder, site, work, f"{name}-documents-base", *cached))
+    _note(base, "cold, fills the cache of the rebuild below")
+    rows.append(base)
+    belief_id = edited_document(network, folder)
+    _log(f"{name}: documents folder, incremental rebuild after editing {belief_id}")
+    edit = _incremental(rows, cold, DOCS_EDITED, build(folder, site, work, f"{name}-documents-edit", *cached))
+    _note(edit, f"{edit.extra['unparsed']}/{n} documents not parsed again")
+    for path in (folder, site, cache):
+        shutil.rmtree(path, ignore_errors=True)
+    return {"documents_cold_s": cold.wall_s, "documents_edited_s": edit.wall_s,
+            "documents_edited_speedup": _speedup(cold, edit), "documents_unparsed": edit.extra["unparsed"]}
 
 
 def incremental_summary(found: dict) -> str:
@@ -479,7 +526,9 @@ def incremental_summary(found: dict) -> str:
             f"{found['premise_retracted_s']:.2f} s = {x(found['premise_retracted_speedup'])}, "
             f"{found['premise_retracted_kept']} kept (a cold build into that site: "
             f"{found['premise_retracted_cold_same_site_s']:.2f} s); search re-index "
-            f"{_fmt(found['reindex_cpu_s'], '.2f')} s CPU")
+            f"{_fmt(found['reindex_cpu_s'], '.2f')} s CPU; as a documents folder: cold "
+            f"{found['documents_cold_s']:.2f} s / 1 claim edited {found['documents_edited_s']:.2f} s = "
+            f"{x(found['documents_edited_speedup'])}, {found['documents_unparsed']} documents not parsed again")
 
 
 def machine() -> dict:

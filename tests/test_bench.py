@@ -35,7 +35,8 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     expected = {(name, run) for run in (
         "full", "floor", "mkdocs", "full, no search", "rebuild base", edited,
         "rebuild: premise retracted (incremental, no search)", "rebuild: premise retracted (cold, same site, no search)",
-        reindexed)}
+        reindexed, "documents: full, no search", "documents: rebuild base",
+        "documents: 1 claim edited (incremental, no search)")}
     if shared is not None:
         expected |= {("eem-expert", "full"), ("eem-expert", "floor"), ("eem-expert", "mkdocs")}
     assert set(runs) == expected
@@ -59,6 +60,11 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     retract = runs[(name, "rebuild: premise retracted (incremental, no search)")]
     assert "cold into the same site / this = " in retract["note"]  # the fair comparison when nothing is kept
     assert report["incremental"]["premise_retracted_cold_same_site_s"] > 0
+    # The same edit in a documents folder: only the edited document is parsed again.
+    documents = runs[(name, "documents: 1 claim edited (incremental, no search)")]
+    assert documents["raw"]["unparsed"] == SIZE - 1 and f"{SIZE - 1}/{SIZE} documents not parsed again" in documents["note"]
+    assert documents["raw"]["kept"] > SIZE // 2 and report["incremental"]["documents_edited_speedup"] > 0
+    assert "as a documents folder: cold" in done.stdout
 
     # The full build at the rebuild size is profiled: seconds per stage, and their total.
     assert f"stages of the {name} full build" in done.stdout
