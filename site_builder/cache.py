@@ -53,8 +53,8 @@ from .render.belief import Outputs
 from .render.pages import templates_dir
 from .write import MARKER, replace_file, safe_relative
 
-__all__ = ["Cache", "Reuse", "DEFAULT_FOLDER", "MANIFEST", "SEARCH_BUNDLE", "cache_folder", "digest",
-           "folder_digest", "locked"]
+__all__ = ["Cache", "Reuse", "DEFAULT_FOLDER", "MANIFEST", "SEARCH_BUNDLE", "cache_folder", "code_digest",
+           "digest", "folder_digest", "locked"]
 
 DEFAULT_FOLDER = ".belief-site-cache"
 MANIFEST = "manifest.json"
@@ -131,17 +131,22 @@ def salt(ctx: RenderContext) -> str:
     network = ev.network
     structure = [(b.id, [_compared(j) for j in b.justifications], b.declared, b.retracted,
                   ev.value(b.id), ev.is_pinned(b.id)) for b in network.beliefs.values()]
-    return digest(str(FORMAT), __version__, sys.version, repr(_libraries()),
-                  folder_digest([Path(__file__).parent, *templates]),
+    return digest(code_digest(), folder_digest(templates),
                   repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
                   repr(sorted(ctx.marks.items())), repr(ctx.diff is not None),
                   repr(structure), repr(network.nogoods), repr(network.meta), repr(network.repos))
 
 
+def code_digest() -> str:
+    """belief-site's own code, its version, Python's and those of the libraries whose output
+    lands in pages or parsed documents (a few milliseconds: the package's sources are read)."""
+    return digest(str(FORMAT), __version__, sys.version, repr(_libraries()),
+                  folder_digest([Path(__file__).parent]))
+
+
 def _libraries() -> list[tuple[str, str]]:
-    """Versions of the libraries whose output lands in pages."""
     found = []
-    for name in ("jinja2", "markupsafe", "markdown-it-py", "linkify-it-py", "mdurl"):
+    for name in ("jinja2", "markupsafe", "markdown-it-py", "linkify-it-py", "mdurl", "pyyaml"):
         try:
             found.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:

@@ -7,25 +7,24 @@ A build with a cache folder takes the facts of every document whose file is unch
 an entry can never be stale; each line is `key<TAB>facts as JSON`. The file is rewritten
 with this build's documents only, so it never grows with deleted ones.
 
-The file is read only when it was written in place by a build: `documents.stamp` holds its
-inode, modification time and size, which no checkout or copy reproduces, so a cache folder
-committed to a repository cannot decide what a build shows. Facts holding a value JSON
-cannot carry exactly (a YAML date in front matter, say) are not kept: that document is
-parsed on every build.
+The stamp is the trust boundary: the file is read only when a build wrote it in place, as
+`documents.stamp` (its inode, modification time and size, which no checkout or copy
+reproduces) tells, so a cache folder committed to a repository cannot decide what a build
+shows. Inside it, entries are checked only against damage (a value of the wrong kind is
+parsed again, never a traceback). Facts holding a value JSON cannot carry exactly (bytes
+from a YAML `!!binary`, say) are not kept: that document is parsed on every build. Two
+sources sharing one cache folder each keep only their own documents, so they take turns
+parsing everything.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from . import __version__
-from .cache import digest, folder_digest
+from .cache import code_digest, digest
 from .diagnostics import Diagnostic
 from .load import SourceFile
 from .model import Belief, Item, Justification, Stated
@@ -60,6 +59,8 @@ def encode(value: Any) -> Any:
 
 def decode(data: Any) -> Any:
     """The inverse of `encode` (raises on anything it did not write)."""
+    if type(data) is not list or not data:
+        raise ValueError("not an encoded value")
     tag, rest = data[0], [decode(x) if type(x) is list else x for x in data[1:]]
     if tag == "T":
         return tuple(rest)
@@ -73,12 +74,18 @@ def decode(data: Any) -> Any:
     return _CLASSES[tag](*rest)
 
 
-def _identity(path: Path) -> list[int] | None:
-    try:
-        st = path.stat()
-    except (OSError, ValueError):
-        return None
-    return [st.st_ino, st.st_mtime_ns, st.st_size]
+def _stamp(path: Path) -> str:
+    """The file's identity as the stamp holds it (compared as text: never parsed)."""
+    st = path.stat()
+    return json.dumps({"format": FORMAT, "file": [st.st_ino, st.st_mtime_ns, st.st_size]})
+
+
+def _sound(facts: Any, file: SourceFile) -> bool:
+    """Decoded facts of the right kinds, for this file (damage inside a stamped file)."""
+    return (isinstance(facts, Facts) and facts.path == file.path
+            and isinstance(facts.belief, (Belief, type(None))) and isinstance(facts.stated, Stated)
+            and type(facts.diagnostics) is tuple and all(type(d) is Diagnostic for d in facts.diagnostics)
+            and type(facts.echoes) is dict)
 
 
 class DocumentsCache:
@@ -94,25 +101,23 @@ class DocumentsCache:
         """key -> JSON, for each document of this build whose facts were kept."""
         self._missed: dict[str, str] = {}
         """displayed path -> key, for each document parsed this build."""
-        self._hits = 0
 
     @classmethod
     def open(cls, folder: Path) -> "DocumentsCache":
         """The facts in `folder` (none when missing, damaged or not written there by a build)."""
         stored: dict[str, str] = {}
         try:
-            stamp = json.loads((folder / STAMP).read_text("ascii"))
-            if stamp == {"format": FORMAT, "file": _identity(folder / DOCUMENTS)}:
+            stamp = (folder / STAMP).read_text("ascii")
+            if stamp == _stamp(folder / DOCUMENTS):
                 text = (folder / DOCUMENTS).read_text("ascii")
                 stored = dict(line.split("\t", 1) for line in text.splitlines())
-        except (OSError, ValueError, TypeError):  # TypeError: not a JSON object, say
+        except (OSError, ValueError):  # ValueError: not ASCII, or a line without a tab
             stored = {}
         return cls(folder, stored)
 
     def _key(self, file: SourceFile) -> str:
         if not self._code:
-            self._code = digest(str(FORMAT), __version__, sys.version, yaml.__version__,
-                                folder_digest([Path(__file__).parent]))
+            self._code = digest(str(FORMAT), code_digest())
         return digest(self._code, repr((file.path, file.relative.as_posix(), file.had_bom, file.crlf)),
                       file.text)
 
@@ -123,11 +128,10 @@ class DocumentsCache:
         if found is not None:
             try:
                 facts = decode(json.loads(found))
-            except (ValueError, TypeError, IndexError, RecursionError):  # damaged: parse it
+            except (ValueError, TypeError, LookupError, RecursionError):  # damaged: parse it
                 facts = None
-            if isinstance(facts, Facts):
+            if _sound(facts, file):
                 self._used[key] = found
-                self._hits += 1
                 return facts
         self._missed[file.path] = key
         return None
@@ -135,7 +139,7 @@ class DocumentsCache:
     @property
     def hits(self) -> int:
         """Documents whose facts were taken from the cache by this build."""
-        return self._hits
+        return len(self._used)
 
     def save(self, parsed: tuple[Facts, ...]) -> None:
         """Keep the facts of this build's documents (`parsed`: all of them, by path)."""
@@ -152,5 +156,4 @@ class DocumentsCache:
             return  # unchanged: nothing to write
         lines = "".join(f"{key}\t{data}\n" for key, data in sorted(entries.items()))
         replace_file(self.folder / DOCUMENTS, lines.encode("ascii"))
-        stamp = {"format": FORMAT, "file": _identity(self.folder / DOCUMENTS)}
-        replace_file(self.folder / STAMP, json.dumps(stamp).encode("ascii"))
+        replace_file(self.folder / STAMP, _stamp(self.folder / DOCUMENTS).encode("ascii"))

@@ -17,7 +17,8 @@ from .evaluate import DEFAULT_LIMIT, Evaluation, evaluate
 from .fmt import encode, format_document
 from .ids import document_path
 from .load import load
-from .parse import Parsed, parse
+from .load import SourceFile
+from .parse import Facts, Parsed, parse
 from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
 from .evaluate.visibility import visible_ids
@@ -40,7 +41,8 @@ class Checked:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def check(source: str | Path, limit: int = DEFAULT_LIMIT, known: Callable | None = None) -> Checked:
+def check(source: str | Path, limit: int = DEFAULT_LIMIT,
+          known: Callable[[SourceFile], Facts | None] | None = None) -> Checked:
     """Read and evaluate a source; collect all diagnostics (never raises on content).
     `known(file)` may give a document's facts from the build's cache (parse.parse)."""
     with _collector_paused():
@@ -72,6 +74,8 @@ def _collector_paused() -> Iterator[None]:
 
 def formatted(checked: Checked) -> list[tuple[Path, bytes, bytes]]:
     """(path, old bytes, new bytes) for every document whose derived content is stale."""
+    if len(checked.parsed.documents) != len(checked.parsed.facts):  # read through a cache
+        raise ValueError("fmt needs every document parsed (check without `known`)")
     changes = []
     for doc in checked.parsed.documents:
         old = encode(doc, doc.source.text)
@@ -188,7 +192,7 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
              stages: Stages, progress, diagnostics: list[Diagnostic],
              documents: DocumentsCache | None = None) -> Built:
     """Render and write the site (with the cache folder held, when there is one); the
-    documents' facts are kept even when the site is not (they hold whatever comes next)."""
+    documents' facts are kept even when rendering or writing failed (they stay true)."""
     store, reused = None, None
     if cache is not None:
         with stages.stage("cache"):

@@ -131,12 +131,11 @@ def test_a_copied_or_committed_cache_is_not_read(cli, tmp_path, monkeypatch):
 
 def _restamp(cache: Path) -> None:
     """Stamp the file as if a build had written it (to test what damage inside does)."""
-    st = (cache / DOCUMENTS).stat()
-    (cache / STAMP).write_text(json.dumps({"format": documents_cache.FORMAT,
-                                           "file": [st.st_ino, st.st_mtime_ns, st.st_size]}))
+    (cache / STAMP).write_text(documents_cache._stamp(cache / DOCUMENTS))
 
 
-@pytest.mark.parametrize("damage", ["not json", "[99, 1]", "[0]", '["M", 1]', "[[[[", "truncated"])
+@pytest.mark.parametrize("damage", ["not json", "[99, 1]", "[0]", '["M", 1]', "[[[[", "truncated", "{}",
+                                    '{"0": 1}', "[]", "[" * 100_000 + "]" * 100_000])
 def test_a_damaged_entry_is_parsed_again(cli, tmp_path, monkeypatch, damage):
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
@@ -154,11 +153,30 @@ def test_a_damaged_entry_is_parsed_again(cli, tmp_path, monkeypatch, damage):
     assert seen == []
 
 
+@pytest.mark.parametrize("field, value", [(1, "elsewhere.md"), (3, "not a belief"), (4, "not stated"),
+                                          (5, ["T", "not a diagnostic"]), (5, ["L"]), (6, ["T"])])
+def test_facts_of_the_wrong_kind_are_parsed_again(cli, tmp_path, monkeypatch, field, value):
+    """Well-formed JSON, wrong kinds of values inside (a damaged entry): parsed again."""
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    lines = (cache / DOCUMENTS).read_text().splitlines()
+    key, data = lines[0].split("\t", 1)
+    entry = json.loads(data)
+    entry[field] = value
+    lines[0] = f"{key}\t{json.dumps(entry)}"
+    (cache / DOCUMENTS).write_text("\n".join(lines) + "\n")
+    _restamp(cache)
+    seen = _parsed(monkeypatch)
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    assert len(seen) == 1
+    assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
+
+
 def test_a_damaged_file_or_stamp_gives_a_full_parse(cli, tmp_path, monkeypatch):
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
     seen = _parsed(monkeypatch)
-    for stamp in ("{", "[]", '{"format": 1, "file": null}'):
+    for stamp in ("{", "[]", '{"format": 1, "file": null}', "[" * 100_000):
         (cache / STAMP).write_text(stamp)
         seen.clear()
         _build(cli, EXAMPLE, site, "--cache-dir", cache)
@@ -198,7 +216,7 @@ def test_unusual_yaml_values_are_kept_exactly(cli, tmp_path, monkeypatch):
 def test_other_code_parses_again(tmp_path, monkeypatch):
     """The key holds a hash of the parsing code: an upgrade never reads old facts."""
     _checked_twice(EXAMPLE, tmp_path / "cache")
-    monkeypatch.setattr(documents_cache, "__version__", "another")
+    monkeypatch.setattr(documents_cache, "code_digest", lambda: "another")
     store = DocumentsCache.open(tmp_path / "cache")
     check(EXAMPLE, known=store.facts)
     assert store.hits == 0
@@ -213,3 +231,12 @@ def test_only_this_builds_documents_are_kept(cli, tmp_path):
     os.remove(sorted(source.glob("*.md"))[0])
     _build(cli, source, tmp_path / "site", "--cache-dir", cache)
     assert len((cache / DOCUMENTS).read_text().splitlines()) == before - 1
+
+
+def test_fmt_refuses_documents_read_through_the_cache(tmp_path):
+    """fmt rewrites line layouts, which the cache does not keep: it must see them all."""
+    from site_builder.pipeline import formatted
+    _, cached, store = _checked_twice(EXAMPLE, tmp_path / "cache")
+    assert store.hits > 0
+    with pytest.raises(ValueError, match="fmt needs every document"):
+        formatted(cached)
