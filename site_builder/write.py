@@ -5,13 +5,21 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from functools import partial
 from typing import Callable, Iterable
 
 from .diagnostics import Diagnostic
 
-__all__ = ["safe_relative", "write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath", "MARKER"]
+__all__ = ["safe_relative", "write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath",
+           "MARKER", "remove_tree"]
+
+OVERLAPPED = 8
+"""Files removed or replaced at once. Freeing a file that is on disk can wait on the device
+(ext4 mounted with `discard`, as on the benchmark VM, trims each file's blocks as it goes);
+overlapping the waits removes a 10,000-belief site (50,000 entries) in about 2.5 s instead
+of 4.2 (8 threads; 4 gave 2.8 s, 16 gave 3.1 s). The calls release the GIL."""
 
 
 def write_files(files: Iterable[tuple[Path, bytes]], force: bool = False) -> list[Diagnostic]:
@@ -128,9 +136,10 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
         made: set[str] = set()
         for path in sorted(written):
             _folder_for(out, path, made)
-            os.replace(temp / path, out / path)
-        for path in sorted(previous - keep - written, reverse=True):
-            (out / path).unlink(missing_ok=True)
+        _overlapped(lambda path: os.replace(temp / path, out / path), sorted(written))
+        removed = sorted(previous - keep - written, reverse=True)
+        _overlapped(lambda path: (out / path).unlink(missing_ok=True), removed)
+        for path in removed:
             _prune(out, path)
         (temp / MARKER).write_bytes(_MARKER_TEXT)
         os.replace(temp / MARKER, out / MARKER)  # a new file: a new identity for the cache
@@ -138,6 +147,46 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
     finally:
         shutil.rmtree(temp, ignore_errors=True)
     return written | keep, []
+
+
+def _overlapped(action: Callable, items: list) -> None:
+    """action(item) for every item, OVERLAPPED at a time; the first error is raised."""
+    if len(items) < OVERLAPPED:
+        for item in items:
+            action(item)
+        return
+    with ThreadPoolExecutor(OVERLAPPED) as pool:
+        for _ in pool.map(action, items):
+            pass
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a folder and everything in it, as far as possible, never following links.
+    Folders are opened level by level until there are enough to share out (a site's
+    belief folders); those are then removed OVERLAPPED at a time, each by one thread."""
+    files, level = [], [str(path)]
+    while level and len(level) < 8 * OVERLAPPED:
+        deeper: list[str] = []
+        for folder in level:
+            try:
+                with os.scandir(folder) as found:
+                    for entry in found:
+                        (deeper if entry.is_dir(follow_symlinks=False) else files).append(entry.path)
+            except OSError:  # unreadable, or gone: what can go goes
+                pass
+        level = deeper
+    _overlapped(_quietly(os.unlink), files)
+    _overlapped(partial(shutil.rmtree, ignore_errors=True), level)
+    shutil.rmtree(path, ignore_errors=True)  # the folders above
+
+
+def _quietly(action: Callable[[str], None]) -> Callable[[str], None]:
+    def run(path: str) -> None:
+        try:
+            action(path)
+        except OSError:  # as shutil.rmtree(ignore_errors=True): the old site is not worth a failure
+            pass
+    return run
 
 
 def _prune(out: Path, path: str) -> None:
@@ -217,4 +266,4 @@ def _swap(temp: Path, out: Path) -> None:
     old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old-"))
     os.replace(out, old / "site")
     os.replace(temp, out)
-    shutil.rmtree(old, ignore_errors=True)
+    remove_tree(old)

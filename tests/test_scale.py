@@ -544,6 +544,36 @@ def test_a_corrupt_cache_gives_a_cold_build(cli, tmp_path):
     assert json.loads((cache / "manifest.json").read_text())["format"] == 1
 
 
+def test_removing_an_old_site_takes_everything_and_never_follows_links(tmp_path):
+    """write.remove_tree (an old site after the swap): many folders, removed by threads."""
+    from site_builder.write import OVERLAPPED, remove_tree
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "keep.txt").write_text("not the site's")
+    site = tmp_path / "old" / "site"
+    for k in range(10 * OVERLAPPED):  # enough folders to be shared out
+        folder = site / "belief" / f"b{k:03d}"
+        folder.mkdir(parents=True)
+        (folder / "index.html").write_text("page")
+    (site / "index.html").write_text("home")
+    (site / "belief" / "b000" / "linked-folder").symlink_to(outside)
+    (site / "linked-file").symlink_to(outside / "deep" / "keep.txt")
+    (site / "dangling").symlink_to(tmp_path / "nowhere")
+    remove_tree(tmp_path / "old")
+    assert not (tmp_path / "old").exists()
+    assert (outside / "deep" / "keep.txt").read_text() == "not the site's"
+    remove_tree(tmp_path / "old")  # gone already: nothing to do, no error
+
+
+def test_a_cold_build_over_a_site_replaces_it_whole(cli, generated, tmp_path):
+    site = tmp_path / "site"
+    _build(cli, generated, site, "--no-cache")
+    (site / "belief" / "stray.txt").write_text("from the old site")
+    _build(cli, generated, site, "--no-cache")
+    assert tree_digest(site) == _cold(cli, generated, tmp_path / "cold")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cold", "site"]  # no old or new folder left
+
+
 # --- progress and profile ---------------------------------------------------------------------
 
 class _Terminal(io.StringIO):
