@@ -95,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
                 "Settings come from mkdocs.yml.")
     source_args(p)
     p.add_argument("-o", "--output", metavar="DIR", default=None, help="output folder (default: site/)")
-    p.add_argument("--base-url", metavar="URL", help="absolute URL the site is published at (overrides site_url)")
+    p.add_argument("--base-url", metavar="URL", type=utf8_text, help="absolute URL the site is published at (overrides site_url)")
     p.add_argument("--visible-to", metavar="TAGS", help="comma-separated tags: publish only beliefs whose "
                    "access_tags (over their antecedents) are all among them")
     p.add_argument("--no-search", dest="search", action="store_false", default=None,
@@ -239,6 +239,16 @@ def cmd_export(args: argparse.Namespace) -> int:
         replace_file(Path(args.output), data)
         print(f"wrote {len(checked.parsed.network.beliefs)} beliefs to {args.output}", file=sys.stderr)
     return OK
+
+
+def utf8_text(text: str) -> str:
+    """argparse type: text that lands in pages. The shell passes bytes that are not UTF-8
+    as lone surrogates (surrogateescape), which no page can hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError("not valid UTF-8") from None
+    return text
 
 
 def positive_integer(text: str) -> int:

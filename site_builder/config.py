@@ -6,6 +6,7 @@ The standalone commands read it with a YAML loader that tolerates MkDocs tags su
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,10 @@ def _plugin_options(plugins: Any) -> dict[str, Any] | None:
     return None
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""Only a YAML escape makes one (`"\\udcff"`); a page written with it would fail to encode."""
+
+
 def _check_type(key: str, value: Any) -> str | None:
     expected = _OPTION_TYPES[key]
     checks = {"int": int, "bool": bool, "str": str}
@@ -103,7 +108,10 @@ def _check_type(key: str, value: Any) -> str | None:
         return "must be a list of tags"
     if key in ("templates", "site_url", "repo_url", "edit_uri", "docs_dir") and not isinstance(value, str):
         return "must be a string"
+    if any(isinstance(v, str) and _SURROGATE.search(v) for v in (value if isinstance(value, list) else [value])):
+        return "holds a UTF-16 surrogate escape (such as \\udcff), which no UTF-8 page can hold"
     return None
+
 
 
 def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagnostic]]:

@@ -143,6 +143,24 @@ def test_surrogate_escapes_in_front_matter_pair_up_or_are_an_error(tmp_path, run
     assert checked("beliefs").parsed.network.beliefs["a"].metadata == {"note": "smile \U0001F600"}
 
 
+def test_a_base_url_that_is_not_utf8_is_a_usage_error(tmp_path, run):
+    """The shell passes undecodable bytes as lone surrogates (surrogateescape): not a traceback."""
+    r = run("build", str(EXAMPLE), "-o", "site", "--base-url", "https://example.org/\udcff/", writes=True)
+    assert r.code == 2 and "argument --base-url: not valid UTF-8" in r.err and "Traceback" not in r.err
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_surrogate_escape_in_the_configuration_is_an_error_and_the_option_is_dropped(tmp_path, run):
+    write(tmp_path, {"mkdocs.yml": f'site_name: "Mine \\udcff"\nplugins:\n  - beliefs:\n'
+                                   f'      source: {EXAMPLE}\n      visible_to: ["a\\ud800"]\n'})
+    r = run("build", "-o", "site", "--no-search", writes=True)
+    assert r.code == 1 and "Traceback" not in r.err
+    assert ("mkdocs.yml: E802 option 'site_name' holds a UTF-16 surrogate escape (such as \\udcff), "
+            "which no UTF-8 page can hold") in r.lines
+    assert any("option 'visible_to' holds a UTF-16 surrogate escape" in line for line in r.lines)
+    assert "Mine" not in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")  # the default name
+
+
 def test_bom_is_stripped_and_reported(tmp_path, run, checked):
     text = premise("a")
     write(tmp_path, {"with/a.md": b"\xef\xbb\xbf" + text.encode("utf-8"), "without/a.md": text})
