@@ -46,10 +46,15 @@ of the whole tree is at most their sum.
 
 Before every measured run (ours and mkdocs alike) the page cache is dropped (`sync`, then 3
 into /proc/sys/vm/drop_caches) when that file is writable, i.e. as root; `--no-drop-caches`
-turns it off. Why: on the benchmark VM file creation slows sharply as the page cache fills
-(creating 40,000 1 KB files took 1.5 s right after dropping caches, 10-12 s after a few large
-builds), which made the builds run late in a benchmark look several times slower. The header
-line says whether caches were dropped.
+turns it off. Why: the benchmark VM's disk is ext4 without a journal, where creating a file
+skips every inode freed in the last minute or more whose inode-table block is still cached
+(the kernel's `recently_deleted` check, one buffer lookup per skipped inode: perf shows it).
+Right after a large site was removed, creating 40,000 small files took 10-12 s of system
+time, against 0.6-0.8 s on a clean disk or after `sync` and dropping the cache, which
+evicts those blocks. Without it, runs that follow a removal look several times slower. The
+same disk is mounted with `discard`: removing files that are already on disk waits on the
+device, which is why the build removes an old site 8 files at a time (write.remove_tree).
+The header line says whether caches were dropped.
 
 `--quick` runs the first size only (1k unless --sizes says otherwise, the rebuilds and the
 profile at that size too) and the real networks, without chain and fan: the smoke test and CI
