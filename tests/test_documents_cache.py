@@ -134,22 +134,30 @@ def _restamp(cache: Path) -> None:
     (cache / STAMP).write_text(documents_cache._stamp(cache / DOCUMENTS))
 
 
-@pytest.mark.parametrize("damage", ["not json", "[99, 1]", "[0]", '["M", 1]', "[[[[", "truncated", "{}",
-                                    '{"0": 1}', "[]", "[" * 100_000 + "]" * 100_000])
-def test_a_damaged_entry_is_parsed_again(cli, tmp_path, monkeypatch, damage):
+def _damaged_build(cli, tmp_path, monkeypatch, damage) -> list[str]:
+    """Build, replace the first entry's JSON by damage(JSON) in a file stamped as the build's
+    own, build again: the documents parsed by that build (the site must be the cold one)."""
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
     lines = (cache / DOCUMENTS).read_text().splitlines()
     key, data = lines[0].split("\t", 1)
-    lines[0] = f"{key}\t{data[:len(data) // 2] if damage == 'truncated' else damage}"
+    lines[0] = f"{key}\t{damage(data)}"
     (cache / DOCUMENTS).write_text("\n".join(lines) + "\n")
     _restamp(cache)
     seen = _parsed(monkeypatch)
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
-    assert len(seen) == 1
     assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
+    return seen
+
+
+@pytest.mark.parametrize("damage", ["not json", "[99, 1]", "[0]", '["M", 1]', "[[[[", "truncated", "{}",
+                                    '{"0": 1}', "[]", "[" * 100_000 + "]" * 100_000])
+def test_a_damaged_entry_is_parsed_again(cli, tmp_path, monkeypatch, damage):
+    seen = _damaged_build(cli, tmp_path, monkeypatch,
+                          lambda data: data[:len(data) // 2] if damage == "truncated" else damage)
+    assert len(seen) == 1
     seen.clear()
-    _build(cli, EXAMPLE, site, "--cache-dir", cache)  # the entry was written again
+    _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", tmp_path / "cache")  # the entry was written again
     assert seen == []
 
 
@@ -157,19 +165,11 @@ def test_a_damaged_entry_is_parsed_again(cli, tmp_path, monkeypatch, damage):
                                           (5, ["T", "not a diagnostic"]), (5, ["L"]), (6, ["T"])])
 def test_facts_of_the_wrong_kind_are_parsed_again(cli, tmp_path, monkeypatch, field, value):
     """Well-formed JSON, wrong kinds of values inside (a damaged entry): parsed again."""
-    site, cache = tmp_path / "site", tmp_path / "cache"
-    _build(cli, EXAMPLE, site, "--cache-dir", cache)
-    lines = (cache / DOCUMENTS).read_text().splitlines()
-    key, data = lines[0].split("\t", 1)
-    entry = json.loads(data)
-    entry[field] = value
-    lines[0] = f"{key}\t{json.dumps(entry)}"
-    (cache / DOCUMENTS).write_text("\n".join(lines) + "\n")
-    _restamp(cache)
-    seen = _parsed(monkeypatch)
-    _build(cli, EXAMPLE, site, "--cache-dir", cache)
-    assert len(seen) == 1
-    assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
+    def damage(data: str) -> str:
+        entry = json.loads(data)
+        entry[field] = value
+        return json.dumps(entry)
+    assert len(_damaged_build(cli, tmp_path, monkeypatch, damage)) == 1
 
 
 def test_a_damaged_file_or_stamp_gives_a_full_parse(cli, tmp_path, monkeypatch):
