@@ -139,6 +139,7 @@ def _damaged_build(cli, tmp_path, monkeypatch, damage) -> list[str]:
     own, build again: the documents parsed by that build (the site must be the cold one)."""
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    cold = _cold(cli, EXAMPLE, tmp_path / "cold")
     lines = (cache / DOCUMENTS).read_text().splitlines()
     key, data = lines[0].split("\t", 1)
     lines[0] = f"{key}\t{damage(data)}"
@@ -146,7 +147,7 @@ def _damaged_build(cli, tmp_path, monkeypatch, damage) -> list[str]:
     _restamp(cache)
     seen = _parsed(monkeypatch)
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
-    assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
+    assert tree_digest(site) == cold
     return seen
 
 
