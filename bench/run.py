@@ -53,7 +53,7 @@ Right after a large site was removed, creating 40,000 small files took 10-12 s o
 time, against 0.6-0.8 s on a clean disk or after `sync` and dropping the cache, which
 evicts those blocks. Without it, runs that follow a removal look several times slower. The
 same disk is mounted with `discard`: removing files that are already on disk waits on the
-device, which is why the build removes an old site 8 files at a time (write.remove_tree).
+device, which is why the build removes an old site's folders 8 at a time (write.remove_tree).
 The header line says whether caches were dropped.
 
 `--quick` runs the first size only (1k unless --sizes says otherwise, the rebuilds and the

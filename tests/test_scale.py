@@ -563,6 +563,9 @@ def test_removing_an_old_site_takes_everything_and_never_follows_links(tmp_path)
     assert not (tmp_path / "old").exists()
     assert (outside / "deep" / "keep.txt").read_text() == "not the site's"
     remove_tree(tmp_path / "old")  # gone already: nothing to do, no error
+    (tmp_path / "link").symlink_to(outside)
+    remove_tree(tmp_path / "link")  # the link itself goes, not what it points to
+    assert not (tmp_path / "link").is_symlink() and (outside / "deep" / "keep.txt").is_file()
 
 
 def test_a_cold_build_over_a_site_replaces_it_whole(cli, generated, tmp_path):
