@@ -117,7 +117,7 @@ def folder_digest(folders: Iterable[Path]) -> str:
             continue
         for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
-                h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+                h.update(os.fsencode(path.relative_to(folder).as_posix()) + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
@@ -304,7 +304,7 @@ class Cache:
             "marker": marker_identity(out), "ids": ids,
             "texts": [self.texts[i] for i in ids], "reads": reads, "files": files,
             "site": sorted(set(paths) - belief_files)}
-        data = json.dumps(manifest, ensure_ascii=False, separators=(",", ":"))
+        data = json.dumps(manifest, separators=(",", ":"))  # ASCII: a path may hold the shell's lone surrogates
         replace_file(self.folder / MANIFEST, data.encode("utf-8"))
         if self.search is not None:
             key, files = self.search

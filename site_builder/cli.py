@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from . import __version__, review, serve
-from .config import load_config, with_overrides
+from .config import load_config, utf8_text, with_overrides
 from .diagnostics import Diagnostic, format_all, has_errors
 from .load import DOCUMENTS, source_kind
 from .cache import cache_folder
@@ -241,16 +241,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     return OK
 
 
-def utf8_text(text: str) -> str:
-    """argparse type: text that lands in pages. The shell passes bytes that are not UTF-8
-    as lone surrogates (surrogateescape), which no page can hold."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise argparse.ArgumentTypeError("not valid UTF-8") from None
-    return text
-
-
 def positive_integer(text: str) -> int:
     """argparse type: an integer of at least 1."""
     value = int(text)
@@ -310,6 +300,9 @@ COMMANDS = {"serve": cmd_serve, "diff": cmd_diff, "build": cmd_build, "check": c
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `belief-site` console script."""
+    for stream in (sys.stdout, sys.stderr):  # a path that is not UTF-8 is printed, never a traceback
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)

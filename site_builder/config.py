@@ -6,6 +6,7 @@ The standalone commands read it with a YAML loader that tolerates MkDocs tags su
 
 from __future__ import annotations
 
+import argparse
 import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -96,6 +97,20 @@ def _plugin_options(plugins: Any) -> dict[str, Any] | None:
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 """Only a YAML escape makes one (`"\\udcff"`); a page written with it would fail to encode."""
+
+
+def utf8_text(text: str) -> str:
+    """argparse type: text that lands in pages. The shell passes bytes that are not UTF-8
+    as lone surrogates (surrogateescape), which no page can hold."""
+    if _SURROGATE.search(text):
+        raise argparse.ArgumentTypeError("not valid UTF-8")
+    return text
+
+
+def printable(text: str) -> str:
+    """Text to show in a page or report: a lone surrogate (a file name's byte that is not
+    UTF-8, as the shell or the file system passes it) becomes U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _check_type(key: str, value: Any) -> str | None:

@@ -163,7 +163,7 @@ def _banner(snap: Snapshot) -> str:
 
 def _extras(snap: Snapshot) -> bytes:
     script = f'<script src="{PREFIX}reload.js" data-version="{snap.version}"></script>'
-    return (_banner(snap) + script).encode("utf-8")
+    return (_banner(snap) + script).encode("utf-8", "backslashreplace")  # a path may not be UTF-8
 
 
 def inject(page: bytes, snap: Snapshot) -> bytes:

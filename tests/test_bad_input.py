@@ -6,6 +6,7 @@ beliefs are still read). Spec §3.2 pre-processing, §3.4, §3.5, §1.7.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import time
@@ -16,7 +17,7 @@ import pytest
 from site_builder.model import IN, OUT
 from site_builder.pipeline import check
 
-from .conftest import EXAMPLE
+from .conftest import EXAMPLE, SEED
 
 DIAGNOSTIC = re.compile(r"(?P<path>[^\s:][^:]*?)(?::(?P<line>\d+))?: (?P<code>[EW]\d{3}) (?P<message>.+)")
 ID_RULE = ("id must be lower-case letters, digits, '.' and '-' (starting and ending with "
@@ -159,6 +160,32 @@ def test_a_surrogate_escape_in_the_configuration_is_an_error_and_the_option_is_d
             "which no UTF-8 page can hold") in r.lines
     assert any("option 'visible_to' holds a UTF-16 surrogate escape" in line for line in r.lines)
     assert "Mine" not in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")  # the default name
+
+
+def test_folder_names_that_are_not_utf8_never_give_a_traceback(tmp_path, run, capsys):
+    """A file name's bytes that are not UTF-8 reach Python as lone surrogates: the build (with
+    its cache, an edit link and a diff base), check's JSON and diff's report still work."""
+    project = tmp_path / "project"
+    project.mkdir()
+    source = os.fsdecode(os.fsencode(project) + b"/b\xe9liefs")
+    shutil.copytree(EXAMPLE, source)
+    (project / "mkdocs.yml").write_text("repo_url: https://github.com/o/r\n", encoding="utf-8")
+    site = os.fsdecode(os.fsencode(tmp_path) + b"/s\xff")
+    r = run("build", source, "--config", str(project / "mkdocs.yml"), "-o", site, "--no-search",
+            "--diff-base", source, writes=True)
+    assert r.code == 0 and "Traceback" not in r.err, r.err
+    page = (Path(site) / "belief" / SEED / "index.html").read_text(encoding="utf-8")
+    assert "https://github.com/o/r/edit/main/b%E9liefs/" in page  # the name's own bytes
+    assert "b\ufffdliefs" in (Path(site) / "changes" / "index.html").read_text(encoding="utf-8")
+    r = run("build", source, "--config", str(project / "mkdocs.yml"), "-o", site, "--no-search",
+            "--diff-base", source, writes=True)
+    assert r.code == 0 and "unchanged belief pages kept" in r.err  # the cache was saved and read
+    r = run("check", "--format", "json", source)
+    assert r.code == 0 and "Traceback" not in r.err
+    r = run("diff", source, source, "--format", "markdown", "--site-url", "https://example.org/")
+    assert r.code == 0 and "Traceback" not in r.err
+    r = run("diff", source, source, "--site-url", "https://example.org/\udcff/")
+    assert r.code == 2 and "argument --site-url: not valid UTF-8" in r.err
 
 
 def test_bom_is_stripped_and_reported(tmp_path, run, checked):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from ..config import printable
 from ..diagnostics import Diagnostic
 from ..evaluate import Evaluation, evaluate
 from ..load import DOCUMENTS, Sources, load
@@ -86,4 +87,4 @@ def read_side(spec: str, default_source: Path | str = "beliefs", cwd: Path | Non
         sources = Sources(spec, DOCUMENTS, (), None, (problem,))
     parsed = parse(sources)
     evaluation = evaluate(parsed.network, limit)
-    return Side(spec, evaluation, (*parsed.diagnostics, *evaluation.diagnostics))
+    return Side(printable(spec), evaluation, (*parsed.diagnostics, *evaluation.diagnostics))

@@ -7,6 +7,7 @@ beliefs that are not published and gives each link relative to the page being wr
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
@@ -171,6 +172,8 @@ def edit_link(ctx: RenderContext, belief_id: str) -> str | None:
     docs = config.docs_dir.strip("/")
     if docs and docs != "." and (edit_uri == docs or edit_uri.endswith("/" + docs)):
         edit_uri = edit_uri[: -len(docs)].rstrip("/")
+    # Percent-encoded as bytes: a folder name that is not UTF-8 keeps its bytes, never a traceback.
+    path = quote(path, safe="/", errors="surrogateescape")
     url = "/".join(part for part in (config.repo_url.rstrip("/"), edit_uri, path) if part)
     return url if safe_url(url) else None
 
