@@ -240,3 +240,11 @@ def test_an_open_page_follows_edits_and_shows_a_broken_file(tmp_path, serve):
         assert "A claim edited in the editor." in page.inner_text("main")
         browser.close()
     _stopped_cleanly(served)
+
+
+def test_the_problems_banner_shows_a_path_that_is_not_utf8():
+    """Diagnostics name files by path; a path's bytes that are not UTF-8 are lone surrogates."""
+    from site_builder.serve import Snapshot, inject
+    snap = Snapshot(version=3, problems="b\udce9liefs/a.md:1: E101 bytes are not valid UTF-8", failed=True)
+    page = inject(b"<html><body><p>site</p></body></html>", snap)
+    assert b"b\\udce9liefs/a.md:1: E101" in page and page.endswith(b"</body></html>")
