@@ -70,6 +70,25 @@ def test_parallel_build_writes_the_serial_site_from_worker_processes(cli, genera
     assert len(workers) == 2 and str(os.getpid()) not in workers
 
 
+def test_workers_leave_the_inherited_objects_out_of_their_collections(cli, generated, tmp_path, monkeypatch):
+    """gc.freeze before the fork: a worker's collections skip the build's objects (walking
+    them would copy their pages); the build unfreezes them when the pool ends."""
+    import gc
+    counts = tmp_path / "frozen"
+    real = parallel.belief_outputs
+
+    def noting(ctx, env, counts_, belief):
+        with open(counts, "a") as f:
+            f.write(f"{gc.get_freeze_count()}\n")
+        return real(ctx, env, counts_, belief)
+
+    monkeypatch.setattr(parallel, "belief_outputs", noting)
+    before = gc.get_freeze_count()
+    _build(cli, generated, tmp_path / "site", "--no-cache", "-j", "2")
+    assert min(map(int, counts.read_text().split())) > 10_000  # the network and more, in every worker
+    assert gc.get_freeze_count() == before  # the parent collects them again
+
+
 def test_parallel_build_with_search_equals_serial(cli, generated, tmp_path):
     one = tmp_path / "one"
     cli("build", generated, "-o", one, "--no-cache", "-j", "1")

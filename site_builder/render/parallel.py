@@ -10,6 +10,7 @@ fork is unavailable, everything renders in this process.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections import Counter
@@ -111,6 +112,9 @@ def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter, jobs:
     if jobs <= 1 or len(ctx.visible) < SERIAL_BELOW or "fork" not in multiprocessing.get_all_start_methods():
         yield Serial(ctx, env, counts)
         return
+    # Frozen, the inherited objects are left out of the workers' collections, which would
+    # otherwise walk them and so copy the pages they sit on (0.25 of 2.2 s in a 10k claim edit).
+    gc.freeze()
     pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
                                initializer=_start, initargs=(ctx, env, counts, sink))
     try:
@@ -118,3 +122,4 @@ def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter, jobs:
         yield Workers(pool)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()
