@@ -123,9 +123,18 @@ def _check_type(key: str, value: Any) -> str | None:
         return "must be a list of tags"
     if key in ("templates", "site_url", "repo_url", "edit_uri", "docs_dir") and not isinstance(value, str):
         return "must be a string"
-    if any(isinstance(v, str) and _SURROGATE.search(v) for v in (value if isinstance(value, list) else [value])):
-        return "holds a UTF-16 surrogate escape (such as \\udcff), which no UTF-8 page can hold"
+    if holds_surrogate(value):
+        return SURROGATE_PROBLEM
     return None
+
+
+SURROGATE_PROBLEM = "holds a UTF-16 surrogate escape (such as \\udcff), which no UTF-8 page can hold"
+
+
+def holds_surrogate(value: Any) -> bool:
+    """True for text (or a list or tuple of texts) holding a lone surrogate."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return any(isinstance(v, str) and _SURROGATE.search(v) for v in values)
 
 
 

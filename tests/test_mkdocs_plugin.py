@@ -415,6 +415,22 @@ def test_diagnostics_are_warnings_and_strict_fails_on_them(host_env, tmp_path, h
     assert "rests-on-nothing" in pages and "broken" not in pages  # a document with an error is left out
 
 
+@pytest.mark.parametrize("extra, options, key", [
+    ('repo_url: "https://github.com/o/r\\udcff"\n', "", "repo_url"),
+    ('site_name: "Mine \\ud800"\n', "", "site_name"),
+    ("", '      visible_to: ["a\\udcff"]\n', "visible_to")])
+def test_a_surrogate_escape_in_the_configuration_is_a_clean_error(host_env, tmp_path, extra, options, key):
+    """MkDocs's own theme fails on such a value with a traceback: the plugin stops it first."""
+    _require("mkdocs")
+    config = write_project(tmp_path, "mkdocs", EXAMPLE, options=options, extra=extra)
+    if key == "site_name":  # a second site_name: YAML keeps the last one
+        config.write_text(config.read_text(encoding="utf-8").replace("site_name: beliefs test\n", ""),
+                          encoding="utf-8")
+    done = run_host(host_env, "mkdocs", config, "build", "-d", str(tmp_path / "site"), check=False)
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"beliefs: {key} holds a UTF-16 surrogate escape" in done.stderr
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

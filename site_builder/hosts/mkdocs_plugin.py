@@ -45,7 +45,7 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 
-from ..config import SiteConfig
+from ..config import SURROGATE_PROBLEM, SiteConfig, holds_surrogate
 from ..diagnostics import Diagnostic
 from ..model import Belief
 from ..pipeline import Checked, _context, _kept, check
@@ -129,6 +129,11 @@ def site_config(options: BeliefsConfig, config: Any) -> SiteConfig:
     for user in getattr(config, "user_configs", ()) or ():
         if isinstance(user, dict) and user.get("edit_uri") is not None:
             edit_uri = str(user["edit_uri"])
+    shown = {"site_name": config.site_name, "site_url": config.site_url, "repo_url": config.repo_url,
+             "edit_uri": edit_uri, "visible_to": options.visible_to}
+    for key, value in shown.items():  # else MkDocs's own theme fails on them with a traceback
+        if holds_surrogate(value):
+            raise PluginError(f"beliefs: {key} {SURROGATE_PROBLEM}")
     return SiteConfig(
         source=options.source, prefix=prefix, diagram_engine=options.diagram_engine,
         diagram_depth=options.diagram_depth, diagram_max_nodes=options.diagram_max_nodes,
