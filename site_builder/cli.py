@@ -109,7 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     cached = p.add_mutually_exclusive_group()
     cached.add_argument("--cache-dir", metavar="DIR", default=None,
                         help="incremental build cache (default: .belief-site-cache/ beside mkdocs.yml); "
-                        "unchanged belief pages are kept from the previous site, not rendered")
+                        "unchanged belief pages are kept from the previous site, not rendered, and "
+                        "unchanged documents are not parsed again")
     cached.add_argument("--no-cache", action="store_true", help="a cold build: render everything, "
                         "neither read nor write the cache")
     p.add_argument("--profile", action="store_true", help="print the seconds each stage took")
