@@ -102,7 +102,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def utf8_text(text: str) -> str:
     """argparse type: text that lands in pages. The shell passes bytes that are not UTF-8
     as lone surrogates (surrogateescape), which no page can hold."""
-    if _SURROGATE.search(text):
+    if holds_surrogate(text):
         raise argparse.ArgumentTypeError("not valid UTF-8")
     return text
 

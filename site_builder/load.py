@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
+from .config import holds_surrogate
 from .diagnostics import Diagnostic
 
 DOCUMENTS = "documents"
@@ -24,7 +25,6 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
 """A JSON or YAML escape of a UTF-16 surrogate (`\\ud83d`): decoded text has none otherwise."""
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def joined_surrogates(value):
@@ -32,7 +32,7 @@ def joined_surrogates(value):
     characters they stand for (YAML leaves them apart); ValueError on a lone surrogate,
     which is no character and which no UTF-8 file can hold."""
     if isinstance(value, str):
-        if not _SURROGATE.search(value):
+        if not holds_surrogate(value):
             return value
         return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")  # lone: UnicodeDecodeError
     if isinstance(value, dict):
