@@ -151,6 +151,21 @@ def test_explain_an_in_belief_walks_its_support_and_an_out_belief_its_causes():
     assert why_out.complete and why_out.count == 2
 
 
+
+def test_explanations_sharing_a_memo_explain_each_belief_once(monkeypatch):
+    from site_builder.evaluate import queries
+    network = net(premise("a"), premise("b", OUT), derived("c", sl("a")), derived("d", sl("c")),
+                  derived("e", sl("d", "b")))
+    ev = evaluate(network)
+    alone = [explain(ev, i) for i in ("c", "d", "e")]
+    calls = []
+    real = queries.explain_step
+    monkeypatch.setattr(queries, "explain_step", lambda ev, i: calls.append(i) or real(ev, i))
+    memo: dict = {}
+    shared = [explain(ev, i, steps_of=memo) for i in ("c", "d", "e")]
+    assert shared == alone  # the same steps, counts and completeness
+    assert sorted(calls) == ["a", "b", "c", "d", "e"]  # without the memo: c, a, d, c, a, e, d, c, a, b
+
 def test_trace_lists_premises_in_first_visit_order():
     ev = evaluate(net(premise("p1"), premise("p2"), derived("c", sl("p2")),
                       derived("d", sl("c", "p1"), sl("p2"))))

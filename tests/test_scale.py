@@ -89,6 +89,17 @@ def test_workers_leave_the_inherited_objects_out_of_their_collections(cli, gener
     assert gc.get_freeze_count() == before  # the parent collects them again
 
 
+
+def test_a_build_explains_each_belief_once_for_all_its_pages(cli, generated, tmp_path, monkeypatch):
+    """The explanations of deep beliefs repeat their ancestors' steps: one memo per build."""
+    from collections import Counter
+    from site_builder.evaluate import queries
+    explained: Counter = Counter()
+    real = queries.explain_step
+    monkeypatch.setattr(queries, "explain_step", lambda ev, i: explained.update([i]) or real(ev, i))
+    _build(cli, generated, tmp_path / "site", "--no-cache", "-j", "1")
+    assert len(explained) > SIZE // 2 and max(explained.values()) == 1
+
 def test_parallel_build_with_search_equals_serial(cli, generated, tmp_path):
     one = tmp_path / "one"
     cli("build", generated, "-o", one, "--no-cache", "-j", "1")

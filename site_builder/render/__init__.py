@@ -73,8 +73,13 @@ class RenderContext:
         found = self.panels.get(belief_id)
         if found is None:
             from .panels import panels_for
-            found = panels_for(self.evaluation, belief_id, self.config.panel_max_items, self.is_visible)
+            found = panels_for(self.evaluation, belief_id, self.config.panel_max_items, self.is_visible,
+                               self.explain_steps())
         return found
+
+    def explain_steps(self) -> dict:
+        """queries.explain's memo of steps, shared by every explanation of this build."""
+        return self.memo.setdefault("explain steps", {})
 
     def page(self, belief_id: str) -> str:
         """Output path of a belief page."""

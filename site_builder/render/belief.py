@@ -62,7 +62,8 @@ def belief_outputs(ctx: RenderContext, env: jinja2.Environment, counts: Counter,
     reads = _Reads(ctx.beliefs)
     one = replace(ctx, texts=reads)
     limit = ctx.config.panel_max_items
-    extra: dict[str, Any] = {"panels": {belief.id: panels_for(ctx.evaluation, belief.id, limit, ctx.is_visible)}}
+    panels = panels_for(ctx.evaluation, belief.id, limit, ctx.is_visible, ctx.explain_steps())
+    extra: dict[str, Any] = {"panels": {belief.id: panels}}
     if belief.id not in ctx.diagrams:  # the built-in engine, drawn here (Graphviz is batched before)
         extra["diagrams"] = {belief.id: diagram_of(one, belief.id)}
     one = replace(one, **extra)

@@ -23,18 +23,21 @@ class Panels:
     impact: Bounded[tuple[str, str]]
 
 
-def panels_for(ev: Evaluation, belief_id: str, limit: int, visible: Callable[[str], bool]) -> Panels:
-    """The three panels of one belief, hidden beliefs removed."""
+def panels_for(ev: Evaluation, belief_id: str, limit: int, visible: Callable[[str], bool],
+               steps_of: dict | None = None) -> Panels:
+    """The three panels of one belief, hidden beliefs removed (`steps_of`: queries.explain's
+    memo, shared by the calls of one build on one evaluation)."""
     premises = trace(ev, belief_id)
     shown = tuple(p for p in premises.items if visible(p))
     flipped = impact(ev, belief_id, limit)
     changed = tuple(item for item in flipped.items if visible(item[0]))
     return Panels(
-        explain(ev, belief_id, limit, visible),
+        explain(ev, belief_id, limit, visible, steps_of),
         Bounded(shown[:limit], len(shown), premises.complete),
         Bounded(changed, len(changed), flipped.complete))
 
 
 def compute_panels(ev: Evaluation, ids, limit: int, visible: Callable[[str], bool]) -> dict[str, Panels]:
     """Panels of every given belief (bounded work each: linear over the network)."""
-    return {belief_id: panels_for(ev, belief_id, limit, visible) for belief_id in ids}
+    steps_of: dict = {}
+    return {belief_id: panels_for(ev, belief_id, limit, visible, steps_of) for belief_id in ids}
