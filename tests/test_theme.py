@@ -79,6 +79,24 @@ def test_a_user_templates_folder_overrides_single_templates(cli, tmp_path):
     assert "Why IN" in (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")  # others stay default
 
 
+
+def test_a_build_reads_each_template_once(tmp_path, monkeypatch):
+    """Jinja's auto_reload would stat the template file for every page of the build."""
+    import os
+    from types import SimpleNamespace
+    from site_builder.render.pages import environment
+    (tmp_path / "theme").mkdir()
+    (tmp_path / "theme" / "note.html").write_text("first")
+    config = SimpleNamespace(templates="theme", config_path=str(tmp_path / "mkdocs.yml"))
+    env = environment(SimpleNamespace(config=config))
+    assert env.get_template("note.html").render() == "first"
+    stats = []
+    real = os.path.getmtime
+    monkeypatch.setattr(os.path, "getmtime", lambda path: stats.append(path) or real(path))
+    (tmp_path / "theme" / "note.html").write_text("second")
+    assert env.get_template("note.html").render() == "first" and stats == []
+    assert environment(SimpleNamespace(config=config)).get_template("note.html").render() == "second"
+
 def test_edit_links_follow_repo_url_and_edit_uri(cli, tmp_path):
     config = tmp_path / "mkdocs.yml"
     config.write_text(f"site_name: t\nrepo_url: https://github.com/team/kb\nplugins:\n  - beliefs:\n"
