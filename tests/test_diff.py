@@ -440,7 +440,7 @@ def test_the_property_generator_reaches_the_interesting_cases():
     """Guard against a vacuous property: cascades, restorations, removals, several causes."""
     seen: Counter = Counter()
 
-    @settings(max_examples=300, deadline=None, database=None)
+    @settings(max_examples=300, deadline=None, database=None, derandomize=True)  # a fixed sample: never flaky
     @given(edited_networks())
     def collect(pair):
         seen.update(_flip_stats(pair))
