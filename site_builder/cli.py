@@ -110,7 +110,8 @@ def _parser() -> argparse.ArgumentParser:
     cached.add_argument("--cache-dir", metavar="DIR", default=None,
                         help="incremental build cache (default: .belief-site-cache/ beside mkdocs.yml); "
                         "unchanged belief pages are kept from the previous site, not rendered, and "
-                        "unchanged documents are not parsed again")
+                        "unchanged documents are not parsed again (nor read, when their files are as the "
+                        "last build found them)")
     cached.add_argument("--no-cache", action="store_true", help="a cold build: render everything, "
                         "neither read nor write the cache")
     p.add_argument("--profile", action="store_true", help="print the seconds each stage took")
@@ -282,6 +283,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         count = len(built.checked.parsed.network.beliefs)
         reused = f", {built.reused} unchanged belief pages kept" if built.reused else ""
         reused += f", {built.unparsed} unchanged documents not parsed again" if built.unparsed else ""
+        reused += f" ({built.unread} not read)" if built.unread else ""
         print(f"built {count} beliefs ({built.files} files{reused}) into {out} in "
               f"{time.perf_counter() - started:.1f} s; open {out / 'index.html'} or serve the folder "
               f"(python3 -m http.server -d {out})", file=sys.stderr)

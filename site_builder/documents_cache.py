@@ -7,8 +7,14 @@ A build with a cache folder takes the facts of every document whose file is unch
 an entry can never be stale; each line is `key<TAB>facts as JSON`. The file is rewritten
 with this build's documents only, so it never grows with deleted ones.
 
-The stamp is the trust boundary: the file is read only when a build wrote it in place, as
-`documents.stamp` (its inode, modification time and size, which no checkout or copy
+A document whose file has the same status as when the last build read it (device, inode,
+size, modification and change times: `documents.index`) is not even read: its facts are
+taken by that build's key. Only files changed more than RACY_NS before that build started
+are listed there: a change within one timestamp tick of the read could leave the status as
+it was (git's "racily clean" files), and so could a clock stepped back by more than that.
+
+The stamp is the trust boundary: the files are read only when a build wrote them in place,
+as `documents.stamp` (their inodes, modification times and sizes, which no checkout or copy
 reproduces) tells, so a cache folder committed to a repository cannot decide what a build
 shows. Inside it, entries are checked only against damage (a value of the wrong kind is
 parsed again, never a traceback). Facts holding a value JSON cannot carry exactly (bytes
@@ -20,6 +26,8 @@ parsing everything.
 from __future__ import annotations
 
 import json
+import os
+import time
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -34,8 +42,12 @@ from .write import replace_file
 __all__ = ["DocumentsCache", "DOCUMENTS", "STAMP"]
 
 DOCUMENTS = "documents.jsonl"
+INDEX = "documents.index"
 STAMP = "documents.stamp"
 FORMAT = 1
+
+RACY_NS = 2_000_000_000
+"""Files changed less than this before a build started are read again by the next one."""
 
 _CLASSES = (Facts, Belief, Justification, Stated, Item, Diagnostic)
 _FIELDS = {kind: tuple(f.name for f in fields(kind)) for kind in _CLASSES}
@@ -74,15 +86,20 @@ def decode(data: Any) -> Any:
     return _CLASSES[tag](*rest)
 
 
-def _stamp(path: Path) -> str:
-    """The file's identity as the stamp holds it (compared as text: never parsed)."""
-    st = path.stat()
-    return json.dumps({"format": FORMAT, "file": [st.st_ino, st.st_mtime_ns, st.st_size]})
+def _stamp(folder: Path) -> str:
+    """The identity of the facts and the index, as the stamp holds it (compared as text: never parsed)."""
+    found = [[st.st_ino, st.st_mtime_ns, st.st_size] for st in (os.stat(folder / f) for f in (DOCUMENTS, INDEX))]
+    return json.dumps({"format": FORMAT, "files": found})
 
 
-def _sound(facts: Any, file: SourceFile) -> bool:
-    """Decoded facts of the right kinds, for this file (damage inside a stamped file)."""
-    return (isinstance(facts, Facts) and facts.path == file.path
+def _status(st: os.stat_result) -> list[int]:
+    """What a file's index entry compares: any write or rename changes one of them."""
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _sound(facts: Any, path: str) -> bool:
+    """Decoded facts of the right kinds, for the file at `path` (damage inside a stamped file)."""
+    return (isinstance(facts, Facts) and facts.path == path
             and isinstance(facts.belief, (Belief, type(None))) and isinstance(facts.stated, Stated)
             and type(facts.diagnostics) is tuple and all(type(d) is Diagnostic for d in facts.diagnostics)
             and type(facts.echoes) is dict)
@@ -91,55 +108,106 @@ def _sound(facts: Any, file: SourceFile) -> bool:
 class DocumentsCache:
     """The facts kept by the last build in `folder`, and those of this build."""
 
-    def __init__(self, folder: Path, stored: dict[str, str]) -> None:
+    def __init__(self, folder: Path, stored: dict[str, str], index: dict | None = None) -> None:
         self.folder = folder
+        self.started = time.time_ns()
+        """Before this build read any document (RACY_NS)."""
         self._code = ""
         """A hash of the code that parses, computed on the first document (none for network.json)."""
         self._stored = stored
         """key -> the JSON of its facts, as read."""
+        self._index = index if isinstance(index, dict) else {}
+        """As read: {"code": the code's hash, "files": {displayed path: status + [key]}}."""
         self._used: dict[str, str] = {}
         """key -> JSON, for each document of this build whose facts were kept."""
+        self._keys: dict[str, str] = {}
+        """displayed path -> key, for each document of this build without a byte-order mark."""
         self._missed: dict[str, str] = {}
         """displayed path -> key, for each document parsed this build."""
+        self._statuses: dict[str, list[int]] = {}
+        """displayed path -> the file's status before this build read it (`vouch`)."""
+        self._vouched: dict[str, Facts] = {}
+        """displayed path -> facts, for each document taken by its status, not read."""
 
     @classmethod
     def open(cls, folder: Path) -> "DocumentsCache":
         """The facts in `folder` (none when missing, damaged or not written there by a build)."""
         stored: dict[str, str] = {}
+        index = None
         try:
             stamp = (folder / STAMP).read_text("ascii")
-            if stamp == _stamp(folder / DOCUMENTS):
+            if stamp == _stamp(folder):
                 text = (folder / DOCUMENTS).read_text("ascii")
                 stored = dict(line.split("\t", 1) for line in text.splitlines())
-        except (OSError, ValueError):  # ValueError: not ASCII, or a line without a tab
-            stored = {}
-        return cls(folder, stored)
+                index = json.loads((folder / INDEX).read_text("ascii"))
+        except (OSError, ValueError, RecursionError):  # ValueError: not ASCII, or a line without a tab
+            stored, index = {}, None
+        return cls(folder, stored, index)
 
-    def _key(self, file: SourceFile) -> str:
+    def _code_hash(self) -> str:
         if not self._code:
             self._code = digest(str(FORMAT), code_digest())
-        return digest(self._code, repr((file.path, file.relative.as_posix(), file.had_bom, file.crlf)),
+        return self._code
+
+    def _key(self, file: SourceFile) -> str:
+        return digest(self._code_hash(), repr((file.path, file.relative.as_posix(), file.had_bom, file.crlf)),
                       file.text)
+
+    def _decoded(self, key: str, path: str) -> Facts | None:
+        """The stored facts under `key`, when whole and of `path` (else None: parse it)."""
+        found = self._stored.get(key)
+        if found is None:
+            return None
+        try:
+            facts = decode(json.loads(found))
+        except (ValueError, TypeError, LookupError, RecursionError):  # damaged: parse it
+            return None
+        if not _sound(facts, path):
+            return None
+        self._used[key] = found
+        return facts
+
+    def vouch(self, shown: str, full: Path, relative) -> SourceFile | None:
+        """A document the last build read, unchanged by its status, as an unread SourceFile
+        (`token`: its key), or None: read it. Notes the status first, so that the index keeps
+        the status the file had before it was read (load.load calls it for each document)."""
+        try:
+            status = _status(os.stat(full))
+        except OSError:  # reading it will say why
+            return None
+        self._statuses[shown] = status
+        files = self._index.get("files") if self._index.get("code") == self._code_hash() else None
+        entry = files.get(shown) if type(files) is dict else None
+        if type(entry) is not list or entry[:-1] != status or type(entry[-1]) is not str:
+            return None
+        facts = self._decoded(entry[-1], shown)
+        if facts is None:
+            return None
+        self._vouched[shown] = facts
+        self._keys[shown] = entry[-1]
+        return SourceFile(shown, relative, "", token=entry[-1])
 
     def facts(self, file: SourceFile) -> Facts | None:
         """The kept facts of a document whose file is unchanged, or None (parse it)."""
+        if file.token:
+            return self._vouched[file.path]
         key = self._key(file)
-        found = self._stored.get(key)
-        if found is not None:
-            try:
-                facts = decode(json.loads(found))
-            except (ValueError, TypeError, LookupError, RecursionError):  # damaged: parse it
-                facts = None
-            if _sound(facts, file):
-                self._used[key] = found
-                return facts
-        self._missed[file.path] = key
-        return None
+        if not file.had_bom:  # its W103 comes from reading it: always read
+            self._keys[file.path] = key
+        facts = self._decoded(key, file.path)
+        if facts is None:
+            self._missed[file.path] = key
+        return facts
 
     @property
     def hits(self) -> int:
         """Documents whose facts were taken from the cache by this build."""
         return len(self._used)
+
+    @property
+    def unread(self) -> int:
+        """Documents this build did not even read (`vouch`)."""
+        return len(self._vouched)
 
     def save(self, parsed: tuple[Facts, ...]) -> None:
         """Keep the facts of this build's documents (`parsed`: all of them, by path)."""
@@ -152,8 +220,20 @@ class DocumentsCache:
                 entries[key] = json.dumps(encode(facts), separators=(",", ":"))
             except (TypeError, ValueError):  # a value JSON would not give back as it is
                 continue
-        if entries == self._stored:
+        index = {"code": self._code_hash(), "files": self._settled(parsed, entries)}
+        if entries == self._stored and index == self._index:
             return  # unchanged: nothing to write
         lines = "".join(f"{key}\t{data}\n" for key, data in sorted(entries.items()))
         replace_file(self.folder / DOCUMENTS, lines.encode("ascii"))
-        replace_file(self.folder / STAMP, _stamp(self.folder / DOCUMENTS).encode("ascii"))
+        replace_file(self.folder / INDEX, json.dumps(index, ensure_ascii=True).encode("ascii"))
+        replace_file(self.folder / STAMP, _stamp(self.folder).encode("ascii"))
+
+    def _settled(self, parsed: tuple[Facts, ...], entries: dict[str, str]) -> dict[str, list]:
+        """displayed path -> status + [key], for each document with kept facts whose file
+        had not changed for RACY_NS when this build started."""
+        settled = {}
+        for facts in parsed:
+            key, status = self._keys.get(facts.path), self._statuses.get(facts.path)
+            if key in entries and status is not None and max(status[3:]) < self.started - RACY_NS:
+                settled[facts.path] = [*status, key]
+        return settled

@@ -54,6 +54,9 @@ class SourceFile:
     """Strict UTF-8, BOM stripped, CRLF turned into LF."""
     had_bom: bool = False
     crlf: bool = False
+    token: str = ""
+    """Set, with `text` empty, for a document not read at all: the build's cache vouched for
+    it by its file status (documents_cache.DocumentsCache.vouch) and has its facts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,8 +133,14 @@ def _walk(root: Path):
                 yield full, PurePosixPath(full.relative_to(root).as_posix())
 
 
-def load(source: str | Path) -> Sources:
-    """Read a documents folder, a network.json or a beliefs.md; never raises on content."""
+Vouch = Callable[[str, Path, PurePosixPath], "SourceFile | None"]
+"""(displayed path, file, relative path) -> an unread SourceFile for a document the build's
+cache knows unchanged, or None: read it."""
+
+
+def load(source: str | Path, vouched: Vouch | None = None) -> Sources:
+    """Read a documents folder, a network.json or a beliefs.md; never raises on content.
+    `vouched` may spare reading documents (a documents folder only)."""
     root = Path(source)
     shown_root = str(source).rstrip("/") or "."
     found: list[Diagnostic] = []
@@ -143,14 +152,17 @@ def load(source: str | Path) -> Sources:
     if kind != DOCUMENTS:
         one = read_source(root.read_bytes, shown_root, PurePosixPath(root.name), found)
         return Sources(shown_root, kind, (one,) if one else (), None, tuple(found))
-    return documents_folder(shown_root, ((rel, full.read_bytes) for full, rel in _walk(root)), found)
+    spared = None if vouched is None else lambda shown, relative: vouched(shown, root / relative, relative)
+    return documents_folder(shown_root, ((rel, full.read_bytes) for full, rel in _walk(root)), found, spared)
 
 
 def documents_folder(shown_root: str, entries: Iterable[tuple[PurePosixPath, Callable[[], bytes]]],
-                     found: list[Diagnostic]) -> Sources:
+                     found: list[Diagnostic],
+                     spared: Callable[[str, PurePosixPath], SourceFile | None] | None = None) -> Sources:
     """A folder's files, as (relative path, bytes reader) in sorted order -> Sources.
 
-    Shared by the disk walk and the git reader (diff), so both say exactly the same things.
+    Shared by the disk walk and the git reader (diff), so both say exactly the same things;
+    `spared(shown, relative)` may give a document unread (load's `vouched`).
     """
     files, project = [], None
     for relative, read in entries:
@@ -158,7 +170,7 @@ def documents_folder(shown_root: str, entries: Iterable[tuple[PurePosixPath, Cal
         if str(relative) == PROJECT_FILE:
             project = read_source(read, shown, relative, found)
         elif relative.suffix == ".md":
-            one = read_source(read, shown, relative, found)
+            one = (spared and spared(shown, relative)) or read_source(read, shown, relative, found)
             if one:
                 files.append(one)
         else:

@@ -17,7 +17,7 @@ from .evaluate import DEFAULT_LIMIT, Evaluation, evaluate
 from .fmt import encode, format_document
 from .ids import document_path
 from .load import load
-from .load import SourceFile
+from .load import SourceFile, Vouch
 from .parse import Facts, Parsed, parse
 from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
@@ -42,11 +42,12 @@ class Checked:
 
 
 def check(source: str | Path, limit: int = DEFAULT_LIMIT,
-          known: Callable[[SourceFile], Facts | None] | None = None) -> Checked:
+          known: Callable[[SourceFile], Facts | None] | None = None, vouched: Vouch | None = None) -> Checked:
     """Read and evaluate a source; collect all diagnostics (never raises on content).
-    `known(file)` may give a document's facts from the build's cache (parse.parse)."""
+    `known(file)` may give a document's facts from the build's cache (parse.parse), and
+    `vouched` spare reading the documents it knows unchanged (load.load)."""
     with _collector_paused():
-        sources = load(source)
+        sources = load(source, vouched)
         parsed = parse(sources, known)
         evaluation = evaluate(parsed.network, limit)
     found = (*parsed.diagnostics, *evaluation.diagnostics,
@@ -113,6 +114,8 @@ class Built:
     """Beliefs whose files were kept from the previous build (incremental builds)."""
     unparsed: int = 0
     """Documents whose facts the cache held: not parsed again."""
+    unread: int = 0
+    """Of those, the documents not even read (their files' status unchanged)."""
 
 
 def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Checked | None:
@@ -149,7 +152,8 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     inside = cache is not None and Path(os.path.abspath(cache)).is_relative_to(os.path.abspath(out))
     with stages.stage("read and evaluate"):
         documents = DocumentsCache.open(cache) if cache is not None and not inside else None
-        checked = check(source, config.panel_max_items, documents.facts if documents else None)
+        checked = check(source, config.panel_max_items, documents.facts if documents else None,
+                        documents.vouch if documents else None)
         kept = _kept(checked, source, keep_going, strict)
     if kept is None:
         return Built(checked, checked.diagnostics, 0, False)
@@ -217,7 +221,8 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
             except OSError as exc:  # the site is written; the next build is a cold one
                 diagnostics.append(_no_cache(store.folder, exc))
     return Built(kept, (*diagnostics, *problems), len(paths), not problems,
-                 len(reused.files) if reused else 0, documents.hits if documents is not None else 0)
+                 len(reused.files) if reused else 0, documents.hits if documents is not None else 0,
+                 documents.unread if documents is not None else 0)
 
 
 def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done, stages: Stages,

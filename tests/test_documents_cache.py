@@ -131,7 +131,7 @@ def test_a_copied_or_committed_cache_is_not_read(cli, tmp_path, monkeypatch):
 
 def _restamp(cache: Path) -> None:
     """Stamp the file as if a build had written it (to test what damage inside does)."""
-    (cache / STAMP).write_text(documents_cache._stamp(cache / DOCUMENTS))
+    (cache / STAMP).write_text(documents_cache._stamp(cache))
 
 
 def _damaged_build(cli, tmp_path, monkeypatch, damage) -> list[str]:
@@ -241,3 +241,109 @@ def test_fmt_refuses_documents_read_through_the_cache(tmp_path):
     assert store.hits > 0
     with pytest.raises(ValueError, match="fmt needs every document"):
         formatted(cached)
+
+
+# --- documents not even read: the index of file statuses ------------------------------------
+
+def _read(monkeypatch, root: Path) -> list[str]:
+    """Records the path of every document file under `root` read from now on."""
+    seen: list[str] = []
+    real = Path.read_bytes
+
+    def noting(path):
+        if path.suffix == ".md" and path.is_relative_to(root):
+            seen.append(str(path))
+        return real(path)
+    monkeypatch.setattr(Path, "read_bytes", noting)
+    return seen
+
+
+@pytest.fixture
+def settled(monkeypatch):
+    """Files count as settled as soon as they were written (a test cannot wait RACY_NS)."""
+    monkeypatch.setattr(documents_cache, "RACY_NS", 0)
+
+
+def test_a_rebuild_reads_only_the_documents_whose_files_changed(cli, folder, tmp_path, monkeypatch, settled):
+    source = tmp_path / "beliefs"
+    shutil.copytree(folder, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    seen = _read(monkeypatch, source)
+    _build(cli, source, site, "--cache-dir", cache)
+    assert len(seen) == 300
+    seen.clear()
+    err = _build(cli, source, site, "--cache-dir", cache)
+    assert seen == [] and "300 unchanged documents not parsed again (300 not read)" in err
+    # The same size, the modification time put back (as some tools do): the change time tells.
+    edited, renamed = sorted(source.glob("*.md"))[150], sorted(source.glob("*.md"))[151]
+    before = edited.stat()
+    claim = json.loads((folder.parent / "n.json").read_text(encoding="utf-8"))["nodes"][edited.stem]["text"]
+    text = edited.read_text(encoding="utf-8")
+    edited.write_text(text.replace(claim, claim.replace(" ", "_", 1)), encoding="utf-8")
+    os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert edited.stat().st_size == before.st_size and edited.stat().st_mtime_ns == before.st_mtime_ns
+    # Replaced by another file (an editor's safe save): a new inode, all else equal.
+    twin = tmp_path / "twin.md"
+    shutil.copy2(renamed, twin)
+    os.replace(twin, renamed)
+    seen.clear()
+    err = _build(cli, source, site, "--cache-dir", cache)
+    assert sorted(seen) == sorted([str(edited), str(renamed)])
+    assert "(298 not read)" in err
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+
+
+def test_a_file_changed_just_before_a_build_is_read_by_the_next(cli, tmp_path, monkeypatch):
+    """Within RACY_NS of a build's start, a later change could leave the status as it was."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)  # every file changed now
+    cache = tmp_path / "cache"
+    _build(cli, source, tmp_path / "site", "--cache-dir", cache)
+    assert json.loads((cache / documents_cache.INDEX).read_text())["files"] == {}
+    seen = _read(monkeypatch, source)
+    err = _build(cli, source, tmp_path / "site", "--cache-dir", cache)
+    assert len(seen) == len(list(EXAMPLE.glob("*.md"))) and "not read" not in err
+
+
+def test_an_index_of_other_code_is_not_used(cli, tmp_path, monkeypatch, settled):
+    _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", tmp_path / "cache")
+    monkeypatch.setattr(documents_cache, "code_digest", lambda: "another")
+    seen = _read(monkeypatch, EXAMPLE)
+    _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", tmp_path / "cache")
+    assert len(seen) == len(list(EXAMPLE.glob("*.md")))
+
+
+@pytest.mark.parametrize("damage", ["not json", "[]", '{"code": 1}', '{"files": []}', "entry: 7",
+                                    "entry: []", 'entry: [1, 2, 3, 4, 5, 6]', "entry: null", "key: other",
+                                    "[" * 100_000])
+def test_a_damaged_index_reads_the_documents_again(cli, tmp_path, monkeypatch, settled, damage):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    index = json.loads((cache / documents_cache.INDEX).read_text())
+    first = sorted(index["files"])[0]
+    if damage.startswith("entry: "):
+        index["files"][first] = json.loads(damage[len("entry: "):])
+        text = json.dumps(index)
+    elif damage == "key: other":  # another document's facts
+        index["files"][first][-1] = index["files"][sorted(index["files"])[1]][-1]
+        text = json.dumps(index)
+    else:
+        text = damage
+    (cache / documents_cache.INDEX).write_text(text)
+    _restamp(cache)
+    seen = _read(monkeypatch, EXAMPLE)
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    assert seen == ([first] if damage.startswith(("entry", "key")) else sorted(index["files"]))
+    assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
+
+
+def test_a_document_with_a_byte_order_mark_is_always_read(cli, tmp_path, monkeypatch, settled):
+    """Its W103 comes from reading it, so a rebuild must too."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    marked = sorted(source.glob("*.md"))[0]
+    marked.write_bytes(b"\xef\xbb\xbf" + marked.read_bytes())
+    _build(cli, source, tmp_path / "site", "--cache-dir", tmp_path / "cache")
+    seen = _read(monkeypatch, source)
+    err = _build(cli, source, tmp_path / "site", "--cache-dir", tmp_path / "cache")
+    assert seen == [str(marked)] and "W103" in err
