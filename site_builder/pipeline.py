@@ -155,8 +155,10 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
         checked = check(source, config.panel_max_items, documents.facts if documents else None,
                         documents.vouch if documents else None)
         kept = _kept(checked, source, keep_going, strict)
-    if kept is None:
-        return Built(checked, checked.diagnostics, 0, False)
+    if kept is None:  # nothing is written; the documents' facts are kept all the same
+        unsaved = _save_documents(documents, checked.parsed.facts, cache, waiting)
+        return Built(checked, (*checked.diagnostics, *unsaved), 0, False,
+                     unparsed=documents.hits if documents else 0, unread=documents.unread if documents else 0)
     ctx = _context(kept, config, source)
     diagnostics = list(checked.diagnostics)
     if config.diagram_engine != "builtin":  # Graphviz lays out every diagram in one batch
@@ -185,6 +187,20 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
                 diagnostics.append(_no_cache(cache, exc))
                 cache = None
         return _produce(kept, ctx, out, jobs, cache, stages, progress, diagnostics, documents)
+
+
+def _save_documents(documents: DocumentsCache | None, facts: tuple[Facts, ...], cache: Path | None,
+                    waiting: Callable[[str], None] | None) -> list[Diagnostic]:
+    """Keep the documents' facts of a build stopped by errors: the build after the fix then
+    reads and parses only the documents that changed (serve rebuilds on every save)."""
+    if documents is None or cache is None:
+        return []
+    try:
+        with locked(cache, waiting):
+            documents.save(facts)
+    except OSError as exc:
+        return [_no_cache(cache, exc)]
+    return []
 
 
 def _no_cache(cache: Path, exc: OSError) -> Diagnostic:

@@ -347,3 +347,22 @@ def test_a_document_with_a_byte_order_mark_is_always_read(cli, tmp_path, monkeyp
     seen = _read(monkeypatch, source)
     err = _build(cli, source, tmp_path / "site", "--cache-dir", tmp_path / "cache")
     assert seen == [str(marked)] and "W103" in err
+
+
+def test_a_build_stopped_by_errors_keeps_the_documents_facts(cli, tmp_path, monkeypatch):
+    """Mid-edit, a document with an error fails every build (serve rebuilds on each save):
+    each of them, and the one after the fix, parses only what changed."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    broken = sorted(source.glob("*.md"))[0]
+    good = broken.read_text(encoding="utf-8")
+    broken.write_text(good.replace("**IN**", "**MAYBE**", 1), encoding="utf-8")
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    code, _, err = cli("build", source, "-o", site, "--no-search", "--cache-dir", cache)
+    assert code == 1 and "error" in err and not site.exists()
+    seen = _parsed(monkeypatch)
+    assert cli("build", source, "-o", site, "--no-search", "--cache-dir", cache)[0] == 1
+    assert seen == []
+    broken.write_text(good, encoding="utf-8")
+    _build(cli, source, site, "--cache-dir", cache)
+    assert seen == [str(broken)]
