@@ -12,6 +12,10 @@ size, modification and change times: `documents.index`) is not even read: its fa
 taken by that build's key. Only files changed more than RACY_NS before that build started
 are listed there: a change within one timestamp tick of the read could leave the status as
 it was (git's "racily clean" files), and so could a clock stepped back by more than that.
+"Started" is read from the file system's own clock (the time it gives a probe file in the
+cache folder, `documents.clock`), and only files on that file system are listed, so a
+server's clock (NFS) is never compared with this machine's. Only on POSIX systems, whose
+change time moves on every write (Windows reports the creation time there).
 
 The stamp is the trust boundary: the files are read only when a build wrote them in place,
 as `documents.stamp` (their inodes, modification times and sizes, which no checkout or copy
@@ -27,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -44,6 +47,7 @@ __all__ = ["DocumentsCache", "DOCUMENTS", "STAMP"]
 DOCUMENTS = "documents.jsonl"
 INDEX = "documents.index"
 STAMP = "documents.stamp"
+CLOCK = "documents.clock"
 FORMAT = 1
 
 RACY_NS = 2_000_000_000
@@ -92,14 +96,32 @@ def _stamp(folder: Path) -> str:
     return json.dumps({"format": FORMAT, "files": found})
 
 
+def _clock(folder: Path) -> tuple[int, int] | None:
+    """(device, now) by the clock of the cache folder's file system, or None where no file
+    status may be trusted (not POSIX, or the folder cannot be written)."""
+    if os.name != "posix":
+        return None
+    probe = folder / CLOCK
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(probe, "ab"):
+            pass
+        os.utime(probe)  # the file system's "now" (a network server's, on NFS)
+        st = os.stat(probe)
+    except OSError:
+        return None
+    return st.st_dev, st.st_mtime_ns
+
+
 def _status(st: os.stat_result) -> list[int]:
     """What a file's index entry compares: any write or rename changes one of them."""
     return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
-def _sound(facts: Any, path: str) -> bool:
-    """Decoded facts of the right kinds, for the file at `path` (damage inside a stamped file)."""
-    return (isinstance(facts, Facts) and facts.path == path
+def _sound(facts: Any, path: str, relative: str) -> bool:
+    """Decoded facts of the right kinds, for this file (damage inside a stamped file); the
+    relative path counts too (`docs` + `ns/a.md` and `docs/ns` + `a.md` show one path)."""
+    return (isinstance(facts, Facts) and facts.path == path and facts.relative == relative
             and isinstance(facts.belief, (Belief, type(None))) and isinstance(facts.stated, Stated)
             and type(facts.diagnostics) is tuple and all(type(d) is Diagnostic for d in facts.diagnostics)
             and type(facts.echoes) is dict)
@@ -108,10 +130,11 @@ def _sound(facts: Any, path: str) -> bool:
 class DocumentsCache:
     """The facts kept by the last build in `folder`, and those of this build."""
 
-    def __init__(self, folder: Path, stored: dict[str, str], index: dict | None = None) -> None:
+    def __init__(self, folder: Path, stored: dict[str, str], index: dict | None = None,
+                 clock: tuple[int, int] | None = None) -> None:
         self.folder = folder
-        self.started = time.time_ns()
-        """Before this build read any document (RACY_NS)."""
+        self.clock = clock
+        """(device, time) of the cache's file system before this build read any document (RACY_NS)."""
         self._code = ""
         """A hash of the code that parses, computed on the first document (none for network.json)."""
         self._stored = stored
@@ -142,7 +165,7 @@ class DocumentsCache:
                 index = json.loads((folder / INDEX).read_text("ascii"))
         except (OSError, ValueError, RecursionError):  # ValueError: not ASCII, or a line without a tab
             stored, index = {}, None
-        return cls(folder, stored, index)
+        return cls(folder, stored, index, _clock(folder))
 
     def _code_hash(self) -> str:
         if not self._code:
@@ -153,8 +176,8 @@ class DocumentsCache:
         return digest(self._code_hash(), repr((file.path, file.relative.as_posix(), file.had_bom, file.crlf)),
                       file.text)
 
-    def _decoded(self, key: str, path: str) -> Facts | None:
-        """The stored facts under `key`, when whole and of `path` (else None: parse it)."""
+    def _decoded(self, key: str, path: str, relative: str) -> Facts | None:
+        """The stored facts under `key`, when whole and of this file (else None: parse it)."""
         found = self._stored.get(key)
         if found is None:
             return None
@@ -162,7 +185,7 @@ class DocumentsCache:
             facts = decode(json.loads(found))
         except (ValueError, TypeError, LookupError, RecursionError):  # damaged: parse it
             return None
-        if not _sound(facts, path):
+        if not _sound(facts, path, relative):
             return None
         self._used[key] = found
         return facts
@@ -175,12 +198,14 @@ class DocumentsCache:
             status = _status(os.stat(full))
         except OSError:  # reading it will say why
             return None
+        if not os.access(full, os.R_OK):  # nor may this user read it (a cache another user filled)
+            return None
         self._statuses[shown] = status
         files = self._index.get("files") if self._index.get("code") == self._code_hash() else None
         entry = files.get(shown) if type(files) is dict else None
         if type(entry) is not list or entry[:-1] != status or type(entry[-1]) is not str:
             return None
-        facts = self._decoded(entry[-1], shown)
+        facts = self._decoded(entry[-1], shown, relative.as_posix())
         if facts is None:
             return None
         self._vouched[shown] = facts
@@ -194,7 +219,7 @@ class DocumentsCache:
         key = self._key(file)
         if not file.had_bom:  # its W103 comes from reading it: always read
             self._keys[file.path] = key
-        facts = self._decoded(key, file.path)
+        facts = self._decoded(key, file.path, file.relative.as_posix())
         if facts is None:
             self._missed[file.path] = key
         return facts
@@ -229,11 +254,14 @@ class DocumentsCache:
         replace_file(self.folder / STAMP, _stamp(self.folder).encode("ascii"))
 
     def _settled(self, parsed: tuple[Facts, ...], entries: dict[str, str]) -> dict[str, list]:
-        """displayed path -> status + [key], for each document with kept facts whose file
-        had not changed for RACY_NS when this build started."""
+        """displayed path -> status + [key], for each document with kept facts, on the cache's
+        file system, whose file had not changed for RACY_NS when this build started."""
+        if self.clock is None:
+            return {}
+        device, started = self.clock
         settled = {}
         for facts in parsed:
             key, status = self._keys.get(facts.path), self._statuses.get(facts.path)
-            if key in entries and status is not None and max(status[3:]) < self.started - RACY_NS:
+            if key in entries and status is not None and status[0] == device and max(status[3:]) < started - RACY_NS:
                 settled[facts.path] = [*status, key]
         return settled

@@ -259,9 +259,18 @@ def _read(monkeypatch, root: Path) -> list[str]:
 
 
 @pytest.fixture
+def example(tmp_path) -> Path:
+    """The example documents on the file system of tmp_path, where the tests keep their caches
+    (statuses are listed only for files on the cache's file system)."""
+    shutil.copytree(EXAMPLE, tmp_path / "example")
+    return tmp_path / "example"
+
+
+@pytest.fixture
 def settled(monkeypatch):
-    """Files count as settled as soon as they were written (a test cannot wait RACY_NS)."""
-    monkeypatch.setattr(documents_cache, "RACY_NS", 0)
+    """Files count as settled as soon as they were written (a test cannot wait RACY_NS):
+    even in the file system's current timestamp tick."""
+    monkeypatch.setattr(documents_cache, "RACY_NS", -1_000_000_000)
 
 
 def test_a_rebuild_reads_only_the_documents_whose_files_changed(cli, folder, tmp_path, monkeypatch, settled):
@@ -305,20 +314,20 @@ def test_a_file_changed_just_before_a_build_is_read_by_the_next(cli, tmp_path, m
     assert len(seen) == len(list(EXAMPLE.glob("*.md"))) and "not read" not in err
 
 
-def test_an_index_of_other_code_is_not_used(cli, tmp_path, monkeypatch, settled):
-    _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", tmp_path / "cache")
+def test_an_index_of_other_code_is_not_used(cli, tmp_path, monkeypatch, settled, example):
+    _build(cli, example, tmp_path / "site", "--cache-dir", tmp_path / "cache")
     monkeypatch.setattr(documents_cache, "code_digest", lambda: "another")
-    seen = _read(monkeypatch, EXAMPLE)
-    _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", tmp_path / "cache")
-    assert len(seen) == len(list(EXAMPLE.glob("*.md")))
+    seen = _read(monkeypatch, example)
+    _build(cli, example, tmp_path / "site", "--cache-dir", tmp_path / "cache")
+    assert len(seen) == len(list(example.glob("*.md")))
 
 
 @pytest.mark.parametrize("damage", ["not json", "[]", '{"code": 1}', '{"files": []}', "entry: 7",
                                     "entry: []", 'entry: [1, 2, 3, 4, 5, 6]', "entry: null", "key: other",
                                     "[" * 100_000])
-def test_a_damaged_index_reads_the_documents_again(cli, tmp_path, monkeypatch, settled, damage):
+def test_a_damaged_index_reads_the_documents_again(cli, tmp_path, monkeypatch, settled, damage, example):
     site, cache = tmp_path / "site", tmp_path / "cache"
-    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    _build(cli, example, site, "--cache-dir", cache)
     index = json.loads((cache / documents_cache.INDEX).read_text())
     first = sorted(index["files"])[0]
     if damage.startswith("entry: "):
@@ -331,10 +340,10 @@ def test_a_damaged_index_reads_the_documents_again(cli, tmp_path, monkeypatch, s
         text = damage
     (cache / documents_cache.INDEX).write_text(text)
     _restamp(cache)
-    seen = _read(monkeypatch, EXAMPLE)
-    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    seen = _read(monkeypatch, example)
+    _build(cli, example, site, "--cache-dir", cache)
     assert seen == ([first] if damage.startswith(("entry", "key")) else sorted(index["files"]))
-    assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
+    assert tree_digest(site) == _cold(cli, example, tmp_path / "cold")
 
 
 def test_a_document_with_a_byte_order_mark_is_always_read(cli, tmp_path, monkeypatch, settled):
@@ -366,3 +375,51 @@ def test_a_build_stopped_by_errors_keeps_the_documents_facts(cli, tmp_path, monk
     broken.write_text(good, encoding="utf-8")
     _build(cli, source, site, "--cache-dir", cache)
     assert seen == [str(broken)]
+
+
+def test_the_same_displayed_path_under_another_root_is_read(cli, tmp_path, settled):
+    """`docs` + `ns/a.md` and `docs/ns` + `a.md` show one path for one file, but the id it
+    must hold differs (E203): the relative path is part of what the facts are for."""
+    docs = tmp_path / "docs"
+    (docs / "ns").mkdir(parents=True)
+    (docs / "ns" / "a.md").write_text("# ns:a\n\n**IN** · premise\n\nA claim.\n", encoding="utf-8")
+    cache = tmp_path / "cache"
+    _build(cli, docs, tmp_path / "one", "--cache-dir", cache)
+    code, _, err = cli("build", docs / "ns", "-o", tmp_path / "two", "--no-search", "--cache-dir", cache)
+    assert code == 1 and "E203" in err
+
+
+def test_statuses_follow_the_file_systems_clock_and_device(cli, tmp_path, monkeypatch, settled, example):
+    """The racy rule reads "now" from the cache folder's file system, and lists only files
+    there; where that clock cannot be read (not POSIX, a read-only folder), none."""
+    _build(cli, example, tmp_path / "site", "--cache-dir", tmp_path / "cache")
+    listed = json.loads((tmp_path / "cache" / documents_cache.INDEX).read_text())["files"]
+    assert len(listed) == len(list(example.glob("*.md")))
+    assert documents_cache._clock(tmp_path / "cache")[0] == os.stat(example).st_dev
+    real = documents_cache._clock
+    for fake in (lambda folder: None, lambda folder: (real(folder)[0] + 1, real(folder)[1])):
+        monkeypatch.setattr(documents_cache, "_clock", fake)
+        shutil.rmtree(tmp_path / "cache")
+        _build(cli, example, tmp_path / "site", "--cache-dir", tmp_path / "cache")
+        assert json.loads((tmp_path / "cache" / documents_cache.INDEX).read_text())["files"] == {}
+    monkeypatch.setattr(documents_cache.os, "name", "nt")
+    assert real(tmp_path / "cache") is None
+
+
+def test_a_document_this_user_cannot_read_is_not_taken_unread(cli, tmp_path, monkeypatch, settled):
+    """A cold build says E101 for it; so must one whose cache another user filled. (Root
+    reads any file, so the permission is played by patching `access` and `read_bytes`.)"""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    _build(cli, source, tmp_path / "site", "--cache-dir", tmp_path / "cache")
+    locked = sorted(source.glob("*.md"))[0]
+    real_access, real_read = os.access, Path.read_bytes
+
+    def read(path):
+        if path == locked:
+            raise PermissionError(13, "Permission denied")
+        return real_read(path)
+    monkeypatch.setattr(documents_cache.os, "access", lambda p, mode: p != locked and real_access(p, mode))
+    monkeypatch.setattr(Path, "read_bytes", read)
+    code, _, err = cli("build", source, "-o", tmp_path / "site", "--no-search", "--cache-dir", tmp_path / "cache")
+    assert code == 1 and f"{locked}: E101 cannot read file: Permission denied" in err
