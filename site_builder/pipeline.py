@@ -253,7 +253,8 @@ def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done,
         skip = {i: () for i in reused.files}
         return update_site(lambda sink: render(ctx, jobs, skip, done, stages, sink, store), out, keep,
                            reused.previous)
-    links = {i: [OutputFile(p, b"", str(reused.origin / p)) for p in paths] for i, paths in reused.files.items()}
+    origin = str(reused.origin)  # string joins: pathlib would take 0.2 s for 40,000 files
+    links = {i: [OutputFile(p, b"", f"{origin}/{p}") for p in paths] for i, paths in reused.files.items()}
     return write_site(lambda sink: render(ctx, jobs, links, done, stages, sink, store), out)
 
 
@@ -279,10 +280,16 @@ def _context(checked: Checked, config: SiteConfig, source: Path) -> RenderContex
     documents = {}
     if source.is_dir():
         base = Path(config.config_path).parent if config.config_path else Path(".")
+        # abspath, not resolve: a symlinked beliefs/ is still beliefs/ in the repository
+        root, home = Path(os.path.abspath(source)), Path(os.path.abspath(base))
+        folder = root.relative_to(home).as_posix() if root.is_relative_to(home) else None
         for doc in checked.parsed.facts:
-            if doc.belief is not None:
-                # abspath, not resolve: a symlinked beliefs/ is still beliefs/ in the repository
-                where = Path(os.path.abspath(source / doc.relative))
-                if where.is_relative_to(os.path.abspath(base)):  # else no edit link
-                    documents[doc.belief.id] = where.relative_to(os.path.abspath(base)).as_posix()
+            if doc.belief is None:
+                continue
+            if folder is not None:  # the usual case, in string operations (10,000 documents)
+                documents[doc.belief.id] = doc.relative if folder == "." else f"{folder}/{doc.relative}"
+                continue
+            where = root / doc.relative  # the source holds the configuration's folder
+            if where.is_relative_to(home):  # else no edit link
+                documents[doc.belief.id] = where.relative_to(home).as_posix()
     return RenderContext(checked.evaluation, config, visible, documents)

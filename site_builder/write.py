@@ -234,17 +234,19 @@ def _folder_for(root: Path, path: str, made: set[str]) -> None:
     """The folder of `path` under `root`: one mkdir per folder, not per file."""
     parent = path.rpartition("/")[0]
     if parent not in made:
-        (root / parent).mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.join(root, parent), exist_ok=True)
         made.add(parent)
 
 
 def _store(folder: Path, item, made: set[str]) -> None:
-    """One file (a link for a reused file)."""
+    """One file (a link for a reused file). Paths as strings: a site has tens of thousands."""
     _folder_for(folder, item.path, made)
+    target = os.path.join(folder, item.path)
     if item.origin is None:
-        (folder / item.path).write_bytes(item.data)
+        with open(target, "wb") as out:
+            out.write(item.data)
     else:
-        _link(item.origin, folder / item.path)
+        _link(item.origin, target)
 
 
 def _fill(temp: Path, files: Iterable) -> tuple[set[str], list[Diagnostic]]:
@@ -260,7 +262,7 @@ def _fill(temp: Path, files: Iterable) -> tuple[set[str], list[Diagnostic]]:
     return written, []
 
 
-def _link(origin: str, target: Path) -> None:
+def _link(origin: str, target: str) -> None:
     """An unchanged file of the previous build: hard-linked (no bytes copied), else copied."""
     try:
         os.link(origin, target)

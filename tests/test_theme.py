@@ -113,6 +113,26 @@ def test_edit_links_follow_repo_url_and_edit_uri(cli, tmp_path):
     assert cli("build", "--config", local / "mkdocs.yml", "-o", out)[0] == 0
     page = (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")
     assert f'href="https://github.com/team/kb/edit/trunk/beliefs/{SEED}.md"' in page
+    # The configuration beside the documents (source "."), and inside the documents folder:
+    # only the documents under the configuration's folder get a link.
+    flat = tmp_path / "flat"
+    (flat / "nested").mkdir(parents=True)
+    (flat / "top.md").write_text("# top\n\n**IN** · premise\n\nA claim.\n", encoding="utf-8")
+    (flat / "nested" / "low.md").write_text("# nested:low\n\n**IN** · premise\n\nA claim.\n", encoding="utf-8")
+    (flat / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/team/kb\nplugins:\n"
+                                     "  - beliefs:\n      source: .\n")
+    (flat / "nested" / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/team/kb\n"
+                                                "plugins:\n  - beliefs:\n      source: ..\n")
+    for config, top, low in ((flat / "mkdocs.yml", "top.md", "nested/low.md"),
+                             (flat / "nested" / "mkdocs.yml", None, "low.md")):
+        code, _, err = cli("build", "--config", config, "-o", tmp_path / "flat-site", "--no-search")
+        assert code == 0, err  # (W606 only: the configuration is a stray file among the documents)
+        for page, link in (("top", top), ("nested/low", low)):
+            html = (tmp_path / "flat-site" / "belief" / page / "index.html").read_text(encoding="utf-8")
+            if link is None:
+                assert "Edit this belief" not in html
+            else:
+                assert f'href="https://github.com/team/kb/edit/main/{link}"' in html
     # MkDocs' convention: edit_uri names docs_dir; beliefs sit beside it.
     (local / "mkdocs.yml").write_text("site_name: t\nrepo_url: https://github.com/team/kb\n"
                                       "edit_uri: edit/trunk/docs/\n")
