@@ -63,6 +63,7 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     # The same edit in a documents folder: only the edited document is parsed again.
     documents = runs[(name, "documents: 1 claim edited (incremental, no search)")]
     assert documents["raw"]["unparsed"] == SIZE - 1 and f"{SIZE - 1}/{SIZE} documents not parsed again" in documents["note"]
+    assert documents["raw"]["unread"] == SIZE - 1 and f"({SIZE - 1} not read)" in documents["note"]  # nor read
     assert documents["raw"]["kept"] > SIZE // 2 and report["incremental"]["documents_edited_speedup"] > 0
     assert "as a documents folder: cold" in done.stdout
 
