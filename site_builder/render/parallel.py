@@ -90,11 +90,13 @@ class Workers:
     """A fork pool: the site's own files (one task per emitter) start at once, beside the
     belief chunks; both come back in submission order."""
 
-    def __init__(self, pool: ProcessPoolExecutor) -> None:
-        self._pool = pool
+    def __init__(self, pool: ProcessPoolExecutor, jobs: int) -> None:
+        self._pool, self._jobs = pool, jobs
 
     def beliefs(self, beliefs: Sequence[Belief]) -> Iterator[Outputs]:
-        chunks = [list(beliefs[k:k + CHUNK]) for k in range(0, len(beliefs), CHUNK)]
+        # A few beliefs (an incremental build) go out in smaller chunks, so the cores share them.
+        size = max(1, min(CHUNK, len(beliefs) // (4 * self._jobs)))
+        chunks = [list(beliefs[k:k + size]) for k in range(0, len(beliefs), size)]
         return (o for done in self._pool.map(_chunk, chunks) for o in done)
 
     def site(self, emitters: Sequence[Emitter]) -> Iterator[OutputFile]:
@@ -119,7 +121,7 @@ def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter, jobs:
                                initializer=_start, initargs=(ctx, env, counts, sink))
     try:
         pool.submit(int).result()  # with fork every worker starts on the first task: now, before any thread
-        yield Workers(pool)
+        yield Workers(pool, jobs)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         gc.unfreeze()
