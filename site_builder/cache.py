@@ -17,12 +17,13 @@ manifest of the last successful build:
 With an equal salt, a belief is rendered again only when a belief it read changed its
 content; otherwise its files are kept: left in place when the build writes into the folder
 the last one wrote (write.update_site), hard-linked from it otherwise (`serve`, which builds
-each time into a new folder). Listings, exports and the search bundle are always rebuilt.
+each time into a new folder). Listings, exports and the search bundle are always rebuilt,
+the first two from the rows of the last build whose beliefs did not change (`Rows`).
 Diagrams laid out by Graphviz (drawn before the pages, outside the recorded reads) turn
 reuse off. The result is the same site a cold build writes (tests/test_scale.py). A build
 holds the folder's `lock` (`locked`) from reading the manifest to saving the next one. The
 folder also holds the last search bundle (SEARCH_BUNDLE) and the parsed documents
-(documents_cache.py).
+(documents_cache.py) and the rows of the listings and exports (`Rows`).
 """
 
 from __future__ import annotations
@@ -53,14 +54,16 @@ from .render.belief import Outputs
 from .render.pages import templates_dir
 from .write import MARKER, replace_file, safe_relative
 
-__all__ = ["Cache", "Reuse", "DEFAULT_FOLDER", "MANIFEST", "SEARCH_BUNDLE", "cache_folder", "code_digest",
-           "digest", "folder_digest", "locked"]
+__all__ = ["Cache", "Reuse", "Rows", "DEFAULT_FOLDER", "MANIFEST", "ROWS", "SEARCH_BUNDLE", "cache_folder",
+           "code_digest", "digest", "folder_digest", "locked"]
 
 DEFAULT_FOLDER = ".belief-site-cache"
 MANIFEST = "manifest.json"
 LOCK = "lock"
 SEARCH_BUNDLE = "search-bundle.zip"
 """The last search bundle, with the key of the records it indexes (render.search)."""
+ROWS = "rows"
+"""Folder of the rows of the site's own files, one file per part (render/rows.py)."""
 FORMAT = 1
 
 
@@ -314,3 +317,56 @@ class Cache:
                 for f in files:
                     bundle.writestr(f.path, f.data)
             replace_file(self.folder / SEARCH_BUNDLE, packed.getvalue())
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The rows of the site's own files kept in `folder`/rows/ (render/rows.py), for a build
+    of this salt and these belief contents (`Cache.salt`, `Cache.texts`)."""
+
+    folder: Path
+    salt: str
+    texts: dict[str, str]
+
+    def part(self, name: str) -> "_RowPart":
+        return _RowPart(self.folder / ROWS / f"{name}.json", self.salt, self.texts)
+
+
+class _RowPart:
+    """One part's rows: {"format", "salt", "rows": {id: [content hash, row]}}. A file of
+    another salt, or damaged, keeps nothing; the rows are written back only when one changed."""
+
+    def __init__(self, path: Path, salt: str, texts: dict[str, str]) -> None:
+        self._path, self._salt, self._texts = path, salt, texts
+        self._old = self._load()
+        self._new: dict[str, list[str]] = {}
+
+    def _load(self) -> dict[str, list[str]]:
+        try:
+            data = json.loads(self._path.read_bytes())
+        except (OSError, ValueError, RecursionError):
+            return {}
+        if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("salt") == self._salt
+                and type(data.get("rows")) is dict):
+            return {}
+        rows = data["rows"]
+        if not all(type(v) is list and len(v) == 2 and type(v[0]) is str and type(v[1]) is str
+                   for v in rows.values()):
+            return {}
+        return rows
+
+    def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = ()) -> str:
+        content = self._texts.get(belief_id, "") + "".join(self._texts.get(i, "-") for i in shows)
+        found = self._old.get(belief_id)
+        value = found[1] if found is not None and found[0] == content and content else make()
+        self._new[belief_id] = [content, value]
+        return value
+
+    def done(self) -> None:
+        if self._new == self._old:
+            return
+        data = json.dumps({"format": FORMAT, "salt": self._salt, "rows": self._new}, separators=(",", ":"))
+        try:  # ASCII (json's default): a row may hold a lone surrogate of a bad claim
+            replace_file(self._path, data.encode("ascii"))
+        except OSError:
+            pass  # the rows only save time; the next build makes them again

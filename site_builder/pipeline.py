@@ -22,7 +22,7 @@ from .parse import Facts, Parsed, parse
 from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
 from .evaluate.visibility import visible_ids
-from .cache import Cache, Reuse, locked
+from .cache import Cache, Reuse, Rows, locked
 from .documents_cache import DocumentsCache
 from .progress import Stages
 from .render import OutputFile, RenderContext, render
@@ -218,6 +218,7 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
         with stages.stage("cache"):
             store = Cache.open(cache)
             reused = store.reusable(ctx)
+        ctx = replace(ctx, rows=Rows(store.folder, store.salt, store.texts))
     try:
         with stages.stage("total render and write"):
             done = _done(store, progress, len(ctx.visible))

@@ -26,7 +26,7 @@ from site_builder.render import RenderContext
 from site_builder.render.exports import emit
 from site_builder.render.exports.json_exports import belief_json
 from site_builder.render.exports.inventory import dispname
-from site_builder.render.exports.json_exports import schema_bytes
+from site_builder.render.exports.json_exports import dumps, schema_bytes
 
 PAYLOAD = "</script><script>alert(1)</script> ]]> & \"double\" 'single' <b>x</b>"
 HIDDEN = "zz-hidden"
@@ -271,6 +271,14 @@ def test_injection_text_round_trips_through_json():
     assert page["text"] == injection_network().beliefs["a"].text
     # Readable text: the export is UTF-8 JSON, not ASCII escapes (json.dumps ensure_ascii=False).
     assert "é".encode() in outputs(context(network(belief("e", text="é"))))["beliefs.json"]
+
+
+def test_beliefs_json_is_the_one_encoding_of_its_data():
+    """Records are encoded one by one (kept by the build cache) and joined: the file must be
+    exactly what encoding the whole document at once gives."""
+    for ctx in (context(injection_network(), site_name=f"Site {PAYLOAD}"), context(network())):
+        data = outputs(ctx)["beliefs.json"]
+        assert data == dumps(json.loads(data))
 
 
 def test_injection_text_keeps_llms_txt_and_inventory_lines_intact():

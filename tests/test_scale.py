@@ -20,7 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from site_builder import cache as cache_module
 from site_builder.cache import SEARCH_BUNDLE
+from site_builder.evaluate.queries import explain_step
+from site_builder.pipeline import check
 from site_builder.progress import Progress, Stages
 from site_builder.render import parallel
 
@@ -220,6 +223,77 @@ def test_a_claim_edit_rerenders_its_neighbours_and_links_the_rest(cli, generated
     assert after[untouched] == inode[untouched]  # hard-linked, not written
     assert after[edited] != inode[edited] and after[antecedent] != inode[antecedent]
     assert "Edited: ünïcode &amp; &lt;b&gt;markup&lt;/b&gt;." in (site / "belief" / antecedent / "index.html").read_text()
+
+
+def _made_rows(monkeypatch) -> dict[str, set[str]]:
+    """part -> the ids whose rows were made (not kept), recorded in this process (-j 1)."""
+    made: dict[str, set[str]] = {}
+    row = cache_module._RowPart.row
+
+    def counting(self, belief_id, make, shows=()):
+        def making():
+            made.setdefault(self._path.stem, set()).add(belief_id)
+            return make()
+        return row(self, belief_id, making, shows)
+
+    monkeypatch.setattr(cache_module._RowPart, "row", counting)
+    return made
+
+
+def test_a_claim_edit_makes_again_only_the_listing_rows_and_records_that_show_it(cli, generated, tmp_path,
+                                                                                   monkeypatch):
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    made = _made_rows(monkeypatch)
+    _build(cli, source, site, "--cache-dir", cache, "-j", "1")
+    assert {part: len(ids) for part, ids in made.items()} == {
+        "index_row": SIZE, "records": SIZE, "premise_row": len(_premises(source)), "out_row": len(_causes(source))}
+    # The edited belief is the cause of some OUT belief: those rows show its claim.
+    edited = sorted({c for causes in _causes(source).values() for c in causes} & set(_premises(source)))[0]
+    showing = {i for i, causes in _causes(source).items() if edited in causes or i == edited}
+    made.clear()
+    _edit(source, lambda nodes: nodes[edited].update(text="A new claim & <b>markup</b>."))
+    _build(cli, source, site, "--cache-dir", cache, "-j", "1")
+    assert made == {"index_row": {edited}, "records": {edited}, "premise_row": {edited}, "out_row": showing}
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+    assert "A new claim &amp; &lt;b&gt;markup&lt;/b&gt;." in (site / "out" / "index.html").read_text()
+
+
+def _premises(source: Path) -> list[str]:
+    return [i for i, n in json.loads(source.read_text())["nodes"].items() if not n.get("justifications")]
+
+
+def _causes(source: Path) -> dict[str, tuple[str, ...]]:
+    """OUT belief -> the beliefs its row on the OUT page names as causes."""
+    ev = check(source).evaluation
+    return {i: explain_step(ev, i)[1] for i in ev.network.beliefs if ev.value(i) == "OUT"}
+
+
+ROW_DAMAGE = {
+    "not JSON": lambda data: b"{",
+    "not an object": lambda data: b"[]",
+    "another salt": lambda data: json.dumps({**data, "salt": "0" * 32}).encode(),
+    "another format": lambda data: json.dumps({**data, "format": 0}).encode(),
+    "rows not an object": lambda data: json.dumps({**data, "rows": []}).encode(),
+    "a row of three": lambda data: json.dumps({**data, "rows": {i: [*r, "x"] for i, r in data["rows"].items()}}).encode(),
+    "a number for a row": lambda data: json.dumps({**data, "rows": {i: [r[0], 1] for i, r in data["rows"].items()}}).encode(),
+    "nested too deep": lambda data: b"[" * 100_000 + b"]" * 100_000,
+}
+
+
+@pytest.mark.parametrize("damage", list(ROW_DAMAGE))
+def test_damaged_rows_are_made_again(cli, tmp_path, monkeypatch, damage):
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    kept = cache / "rows" / "index_row.json"
+    kept.write_bytes(ROW_DAMAGE[damage](json.loads(kept.read_bytes())))
+    made = _made_rows(monkeypatch)
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    beliefs = json.loads((site / "beliefs.json").read_text())["beliefs"]
+    assert len(made["index_row"]) == len(beliefs) and "records" not in made
+    assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
+    assert json.loads(kept.read_bytes())["format"] == 1  # made again and kept
 
 
 def test_an_incremental_build_with_search_replaces_the_index_and_drops_stale_files(cli, generated, tmp_path):

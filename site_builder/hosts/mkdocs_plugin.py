@@ -97,16 +97,17 @@ class _Listing:
     folder: str
     title: str
     template: str
-    rows: Callable[[RenderContext, str], list]
+    values: Callable[[RenderContext, Any, str], dict]
+    """The template's values: (context, Jinja environment, page path) -> dict."""
 
 
 # Titles and rows of the standalone index pages (render/pages.py listing_specs), moved under the
 # prefix: the host's own index.html stays the host's.
 LISTINGS = (
-    _Listing("", "All beliefs", "index.html", core_pages._index_rows),
-    _Listing("_premises", "Premises", "premises.html", core_pages._premise_rows),
-    _Listing("_out", "OUT beliefs", "out.html", core_pages._out_rows),
-    _Listing("_nogoods", "Nogoods", "nogoods.html", core_pages._nogood_rows),
+    _Listing("", "All beliefs", "index.html", core_pages.index_values),
+    _Listing("_premises", "Premises", "premises.html", lambda ctx, env, here: {"rows": core_pages.premise_rows(ctx, env, here)}),
+    _Listing("_out", "OUT beliefs", "out.html", lambda ctx, env, here: {"rows": core_pages.out_rows(ctx, env, here)}),
+    _Listing("_nogoods", "Nogoods", "nogoods.html", lambda ctx, _, here: {"rows": core_pages.nogood_rows(ctx, here)}),
 )
 
 
@@ -366,7 +367,7 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
             self.search_text[src_uri] = self._belief_search_text(values)
         else:
             spec = core_pages.PageSpec(path, listing.title, listing.template,
-                                       {"rows": listing.rows(ctx, path)})
+                                       listing.values(ctx, self.env, path))
             self.search_text[src_uri] = ""  # the title is enough; the rows repeat every claim
         fragment = core_pages.render_page(self.env, ctx, spec, self.counts, fragment=True)
         page.toc, anchors = _toc(fragment)

@@ -50,6 +50,8 @@ class RenderContext:
     """The diff.NetworkDiff of `build --diff-base` (the changes page), or None."""
     marks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """id -> change labels (`edited`, `IN→OUT`...) from the diff, computed once per build."""
+    rows: Any = None
+    """The rows of the site's own files kept by the build cache (cache.Rows), or None (rows.py)."""
     texts: Mapping[str, Belief] | None = None
     """The beliefs as read by one belief's files (render.belief records the lookups), or None."""
     memo: dict = field(default_factory=dict, compare=False, repr=False)
@@ -65,8 +67,14 @@ class RenderContext:
         return belief_id in self.visible
 
     def shown(self) -> list[Belief]:
-        """Visible beliefs, sorted by id."""
-        return [b for i, b in sorted(self.beliefs.items()) if i in self.visible]
+        """Visible beliefs, sorted by id (sorted once per build: every listing and export asks;
+        never memoised through `texts`, whose lookups one belief's files record)."""
+        if self.texts is not None:
+            return [b for i, b in sorted(self.beliefs.items()) if i in self.visible]
+        found = self.memo.get("shown")
+        if found is None:
+            found = self.memo["shown"] = [b for i, b in sorted(self.beliefs.items()) if i in self.visible]
+        return list(found)
 
     def panels_of(self, belief_id: str):
         """The belief's panels (computed on demand when the build did not precompute them)."""

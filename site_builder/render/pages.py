@@ -6,9 +6,11 @@ import posixpath
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from functools import partial
+from typing import Any, Callable, Iterable, Iterator
 
 import jinja2
+from markupsafe import Markup
 
 from ..checks import echo_of, kind_of
 from ..evaluate.queries import explain_step
@@ -17,6 +19,7 @@ from . import OutputFile, RenderContext
 from .graph import GRAPH_PAGE, page_values as graph_page_values
 from .search import enabled as search_enabled
 from .markup import short
+from .rows import memo
 from .views import belief_page, ref, refs
 
 
@@ -86,14 +89,14 @@ def belief_spec(ctx: RenderContext, belief: Belief) -> PageSpec:
     return PageSpec(path, belief.id, "belief.html", {"b": belief_page(ctx, belief, path)})
 
 
-def listing_specs(ctx: RenderContext) -> Iterator[PageSpec]:
+def listing_specs(ctx: RenderContext, env: jinja2.Environment) -> Iterator[PageSpec]:
     """The site's listings: index, premises, OUT, nogoods and the graph explorer."""
-    yield PageSpec("index.html", "All beliefs", "index.html", {"rows": _index_rows(ctx, "index.html")})
+    yield PageSpec("index.html", "All beliefs", "index.html", index_values(ctx, env, "index.html"))
     yield PageSpec("premises/index.html", "Premises", "premises.html",
-                   {"rows": _premise_rows(ctx, "premises/index.html")})
-    yield PageSpec("out/index.html", "OUT beliefs", "out.html", {"rows": _out_rows(ctx, "out/index.html")})
+                   {"rows": premise_rows(ctx, env, "premises/index.html")})
+    yield PageSpec("out/index.html", "OUT beliefs", "out.html", {"rows": out_rows(ctx, env, "out/index.html")})
     yield PageSpec("nogoods/index.html", "Nogoods", "nogoods.html",
-                   {"rows": _nogood_rows(ctx, "nogoods/index.html")})
+                   {"rows": nogood_rows(ctx, "nogoods/index.html")})
     yield PageSpec(GRAPH_PAGE, "Graph explorer", "graph.html", graph_page_values(ctx))
 
 
@@ -113,41 +116,66 @@ def emit(ctx: RenderContext) -> Iterator[OutputFile]:
     """The listings and 404 (belief pages come with their other files: render.belief)."""
     env = environment(ctx)
     counts = site_counts(ctx)
-    for spec in listing_specs(ctx):
+    for spec in listing_specs(ctx, env):
         yield OutputFile(spec.path, render_page(env, ctx, spec, counts).encode("utf-8"))
     yield _not_found(env, ctx, counts)
 
 
-def _index_rows(ctx: RenderContext, here: str) -> list[dict]:
+def index_values(ctx: RenderContext, env: jinja2.Environment, here: str) -> dict[str, Any]:
+    """The index's rows and its counts of premises and derived beliefs."""
+    return {"rows": _index_rows(ctx, env, here), "kinds": Counter(map(kind_of, ctx.shown()))}
+
+
+def _index_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list[Markup]:
     ev = ctx.evaluation
-    return [{"id": b.id, "href": ctx.href(here, ctx.page(b.id)), "status": ev.value(b.id),
-             "kind": kind_of(b), "depth": ev.depth[b.id],
-             "dependents": sum(1 for d in ev.dependents[b.id] if ctx.is_visible(d.id)),
-             "claim": short(echo_of(b), 160), "changes": ctx.marks.get(b.id, ())} for b in ctx.shown()]
+
+    def values(b: Belief) -> dict[str, Any]:
+        return {"id": b.id, "href": ctx.href(here, ctx.page(b.id)), "status": ev.value(b.id),
+                "kind": kind_of(b), "depth": ev.depth[b.id],
+                "dependents": sum(1 for d in ev.dependents[b.id] if ctx.is_visible(d.id)),
+                "claim": short(echo_of(b), 160), "changes": ctx.marks.get(b.id, ())}
+
+    return _rows(ctx, env, "index_row", ((b.id, partial(values, b), ()) for b in ctx.shown()))
 
 
-def _premise_rows(ctx: RenderContext, here: str) -> list[dict]:
+def premise_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list[Markup]:
     """Premises ranked by how many beliefs rest on them (traces are capped: counts are lower bounds)."""
     resting: Counter = Counter()
+    trace, everything = ctx.evaluation.trace, ctx.visible.issuperset(ctx.beliefs)
     for belief in ctx.shown():
-        if not belief.is_premise:
-            resting.update(p for p in ctx.evaluation.trace[belief.id] if ctx.is_visible(p))
-    rows = [{**ref(ctx, b.id, here), "resting": resting[b.id]} for b in ctx.shown() if b.is_premise]
-    return sorted(rows, key=lambda r: (-r["resting"], r["id"]))
+        if not belief.is_premise:  # with every belief published, no premise needs checking
+            resting.update(trace[belief.id] if everything else (p for p in trace[belief.id] if ctx.is_visible(p)))
+    premises = sorted((b.id for b in ctx.shown() if b.is_premise), key=lambda i: (-resting[i], i))
+    return _rows(ctx, env, "premise_row",
+                 ((i, lambda i=i: {**ref(ctx, i, here), "resting": resting[i]}, ()) for i in premises))
 
 
-def _out_rows(ctx: RenderContext, here: str) -> list[dict]:
-    rows = []
+def out_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list[Markup]:
+    """OUT beliefs with why, and the beliefs that cause it (their claims are in the row too)."""
+    def values(belief: Belief, reason: str, causes: tuple[str, ...]) -> dict[str, Any]:
+        return {**ref(ctx, belief.id, here), "reason": reason, "kind": kind_of(belief),
+                "causes": refs(ctx, causes, here)}
+
+    found = []
     for belief in ctx.shown():
-        if ctx.evaluation.value(belief.id) != OUT:
-            continue
-        step, causes = explain_step(ctx.evaluation, belief.id)
-        rows.append({**ref(ctx, belief.id, here), "reason": step.reason, "kind": kind_of(belief),
-                     "causes": refs(ctx, causes, here)})
+        if ctx.evaluation.value(belief.id) == OUT:
+            step, causes = explain_step(ctx.evaluation, belief.id)
+            found.append((belief.id, partial(values, belief, step.reason, causes), causes))
+    return _rows(ctx, env, "out_row", found)
+
+
+def _rows(ctx: RenderContext, env: jinja2.Environment, macro: str,
+          items: Iterable[tuple[str, Callable[[], dict], tuple[str, ...]]]) -> list[Markup]:
+    """A listing's rows, (belief id, its row's values, the other beliefs the row shows) each,
+    through the theme's macro of that name; rows of the last build whose beliefs are unchanged
+    are taken as they are (render/rows.py)."""
+    make_row, kept = getattr(env.get_template("_macros.html").module, macro), memo(ctx, macro)
+    rows = [Markup(kept.row(i, lambda values=values: str(make_row(values())), shows)) for i, values, shows in items]
+    kept.done()
     return rows
 
 
-def _nogood_rows(ctx: RenderContext, here: str) -> list[dict]:
+def nogood_rows(ctx: RenderContext, here: str) -> list[dict]:
     rows = []
     for nogood in ctx.evaluation.network.nogoods:
         members = [ref(ctx, n, here) for n in nogood.nodes]

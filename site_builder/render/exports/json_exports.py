@@ -25,15 +25,16 @@ from ... import urls
 from ...evaluate.queries import Step
 from ...model import Belief
 from .. import OutputFile, RenderContext
+from ..rows import memo
 from .records import GENERATOR, SCHEMA_VERSION, belief_record, counts, published
 
 SCHEMA_FILE = "beliefs.schema.json"
 
 
 def dumps(value: Any) -> bytes:
-    """The one JSON encoding of the site: UTF-8, indented, key order as built, final newline."""
+    """The one JSON encoding of the site: UTF-8, compact, key order as built, final newline."""
     # Compact: the C encoder is about 4x faster than the indenting one (0.07 vs 0.29 ms a belief).
-    return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    return (_compact(value) + "\n").encode("utf-8")
 
 
 def schema_bytes() -> bytes:
@@ -74,12 +75,23 @@ def impact_panel(ctx: RenderContext, belief_id: str) -> dict[str, Any]:
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
     """beliefs.json and beliefs.schema.json (each belief's index.json comes with its page)."""
-    records = [belief_record(ctx, b) for b in ctx.shown()]
-    yield OutputFile("beliefs.json", dumps({
-        "schema_version": SCHEMA_VERSION, "generator": GENERATOR,
-        "site_name": ctx.config.site_name, "counts": counts(ctx), "beliefs": records,
-    }))
+    yield OutputFile("beliefs.json", _beliefs_json(ctx))
     yield OutputFile(SCHEMA_FILE, schema_bytes())
+
+
+def _beliefs_json(ctx: RenderContext) -> bytes:
+    """`dumps` of the whole file, with each record encoded on its own (kept by the build cache:
+    render/rows.py) and put where the encoder would put it: `"beliefs"` is the last key."""
+    kept = memo(ctx, "records")
+    records = [kept.row(b.id, lambda b=b: _compact(belief_record(ctx, b))) for b in ctx.shown()]
+    kept.done()
+    head = _compact({"schema_version": SCHEMA_VERSION, "generator": GENERATOR,
+                     "site_name": ctx.config.site_name, "counts": counts(ctx), "beliefs": []})
+    return (head[:-2] + ",".join(records) + "]}\n").encode("utf-8")
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def belief_json(ctx: RenderContext, belief: Belief) -> OutputFile:
