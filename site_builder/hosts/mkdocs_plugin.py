@@ -105,9 +105,9 @@ class _Listing:
 # prefix: the host's own index.html stays the host's.
 LISTINGS = (
     _Listing("", "All beliefs", "index.html", core_pages.index_values),
-    _Listing("_premises", "Premises", "premises.html", lambda ctx, env, here: {"rows": core_pages.premise_rows(ctx, env, here)}),
-    _Listing("_out", "OUT beliefs", "out.html", lambda ctx, env, here: {"rows": core_pages.out_rows(ctx, env, here)}),
-    _Listing("_nogoods", "Nogoods", "nogoods.html", lambda ctx, _, here: {"rows": core_pages.nogood_rows(ctx, here)}),
+    _Listing("_premises", "Premises", "premises.html", core_pages.premise_values),
+    _Listing("_out", "OUT beliefs", "out.html", core_pages.out_values),
+    _Listing("_nogoods", "Nogoods", "nogoods.html", core_pages.nogood_values),
 )
 
 

@@ -93,10 +93,9 @@ def listing_specs(ctx: RenderContext, env: jinja2.Environment) -> Iterator[PageS
     """The site's listings: index, premises, OUT, nogoods and the graph explorer."""
     yield PageSpec("index.html", "All beliefs", "index.html", index_values(ctx, env, "index.html"))
     yield PageSpec("premises/index.html", "Premises", "premises.html",
-                   {"rows": premise_rows(ctx, env, "premises/index.html")})
-    yield PageSpec("out/index.html", "OUT beliefs", "out.html", {"rows": out_rows(ctx, env, "out/index.html")})
-    yield PageSpec("nogoods/index.html", "Nogoods", "nogoods.html",
-                   {"rows": nogood_rows(ctx, "nogoods/index.html")})
+                   premise_values(ctx, env, "premises/index.html"))
+    yield PageSpec("out/index.html", "OUT beliefs", "out.html", out_values(ctx, env, "out/index.html"))
+    yield PageSpec("nogoods/index.html", "Nogoods", "nogoods.html", nogood_values(ctx, env, "nogoods/index.html"))
     yield PageSpec(GRAPH_PAGE, "Graph explorer", "graph.html", graph_page_values(ctx))
 
 
@@ -121,9 +120,23 @@ def emit(ctx: RenderContext) -> Iterator[OutputFile]:
     yield _not_found(env, ctx, counts)
 
 
+# The listings' template values from (context, environment, the page's path): also the MkDocs plugin's.
+
 def index_values(ctx: RenderContext, env: jinja2.Environment, here: str) -> dict[str, Any]:
     """The index's rows and its counts of premises and derived beliefs."""
     return {"rows": _index_rows(ctx, env, here), "kinds": Counter(map(kind_of, ctx.shown()))}
+
+
+def premise_values(ctx: RenderContext, env: jinja2.Environment, here: str) -> dict[str, Any]:
+    return {"rows": _premise_rows(ctx, env, here)}
+
+
+def out_values(ctx: RenderContext, env: jinja2.Environment, here: str) -> dict[str, Any]:
+    return {"rows": _out_rows(ctx, env, here)}
+
+
+def nogood_values(ctx: RenderContext, env: jinja2.Environment, here: str) -> dict[str, Any]:
+    return {"rows": _nogood_rows(ctx, here)}
 
 
 def _index_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list[Markup]:
@@ -138,7 +151,7 @@ def _index_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list[
     return _rows(ctx, env, "index_row", ((b.id, partial(values, b), ()) for b in ctx.shown()))
 
 
-def premise_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list[Markup]:
+def _premise_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list[Markup]:
     """Premises ranked by how many beliefs rest on them (traces are capped: counts are lower bounds)."""
     resting: Counter = Counter()
     trace, everything = ctx.evaluation.trace, ctx.visible.issuperset(ctx.beliefs)
@@ -150,7 +163,7 @@ def premise_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list
                  ((i, lambda i=i: {**ref(ctx, i, here), "resting": resting[i]}, ()) for i in premises))
 
 
-def out_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list[Markup]:
+def _out_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list[Markup]:
     """OUT beliefs with why, and the beliefs that cause it (their claims are in the row too)."""
     def values(belief: Belief, reason: str, causes: tuple[str, ...]) -> dict[str, Any]:
         return {**ref(ctx, belief.id, here), "reason": reason, "kind": kind_of(belief),
@@ -175,7 +188,7 @@ def _rows(ctx: RenderContext, env: jinja2.Environment, macro: str,
     return rows
 
 
-def nogood_rows(ctx: RenderContext, here: str) -> list[dict]:
+def _nogood_rows(ctx: RenderContext, here: str) -> list[dict]:
     rows = []
     for nogood in ctx.evaluation.network.nogoods:
         members = [ref(ctx, n, here) for n in nogood.nodes]
