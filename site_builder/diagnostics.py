@@ -66,6 +66,7 @@ CODES = {
     "E802": "configuration problem",
     "E803": "search index could not be built (use --no-search)",
     "W804": "cache folder unusable (the build went on without it)",
+    "E805": "template error (the theme, or a template of the `templates` folder)",
     "W901": "diagram engine failed for one diagram (built-in layout used)",
 }
 

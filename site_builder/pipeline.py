@@ -26,6 +26,7 @@ from .cache import Cache, Reuse, Rows, locked
 from .documents_cache import DocumentsCache
 from .progress import Stages
 from .render import OutputFile, RenderContext, render
+from .render.pages import TemplateError, template_problem
 from .render.search import SearchError
 from .write import update_site, write_site
 
@@ -226,6 +227,8 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
     except SearchError as exc:  # e.g. no Pagefind binary: a diagnostic, never a traceback
         problem = Diagnostic(str(ctx.config.source_path()), 0, "E803", str(exc), exc.hint)
         return Built(kept, (*diagnostics, problem), 0, False)
+    except TemplateError as exc:  # a `templates` override that does not fit, say
+        return Built(kept, (*diagnostics, template_problem(exc)), 0, False)
     produced = sum(v for k, v in stages.seconds.items() if k in _RENDER_STAGES)
     stages.add("write", stages.seconds.pop("total render and write") - produced)
     if store is not None:

@@ -343,17 +343,8 @@ def _shown(paths: set[str]) -> str:
 
 
 def _crash(exc: Exception) -> str:
-    """An exception during a build as text: `template:line: ...` for a template error."""
-    import jinja2
-    if isinstance(exc, jinja2.TemplateError):
-        name, line = getattr(exc, "filename", None), getattr(exc, "lineno", None)
-        if not name:  # a runtime error: the innermost template frame says where
-            frames = [f for f in traceback.extract_tb(exc.__traceback__)
-                      if f.filename.endswith((".html", ".xml", ".txt", ".svg"))]
-            name, line = (frames[-1].filename, frames[-1].lineno) if frames else (None, None)
-        where = f"{name}:{line}: " if name and line else f"{name}: " if name else ""
-        return f"{where}template error: {type(exc).__name__}: {exc}"
-    return "internal error while building:\n" + traceback.format_exc()
+    """An exception during a build as text (template errors come back as E805 diagnostics)."""
+    return "internal error while building:\n" + "".join(traceback.format_exception(exc))
 
 
 class _Builder:

@@ -180,7 +180,7 @@ def test_a_network_json_source_the_config_and_the_templates_are_watched(tmp_path
     good = (tmp_path / "theme" / "404.html").read_text(encoding="utf-8")
     (tmp_path / "theme" / "404.html").write_text("{% extends 'base.html' %}\n{% if %}\n", encoding="utf-8")
     state = served.wait_version(version)
-    assert not state["ok"] and "theme/404.html:2: template error" in state["problems"]
+    assert not state["ok"] and "theme/404.html:2: E805 template error" in state["problems"]
     (tmp_path / "theme" / "404.html").write_text(good, encoding="utf-8")
     version = served.wait_version(state["version"])["version"]
 

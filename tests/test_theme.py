@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 
 from site_builder.render.pages import templates_dir
 
-from .conftest import EXAMPLE, SEED
+from .conftest import EXAMPLE, ROOT, SEED
 
 STYLE = (templates_dir() / "assets" / "style.css").read_text(encoding="utf-8")
 
@@ -78,6 +80,45 @@ def test_a_user_templates_folder_overrides_single_templates(cli, tmp_path):
     assert (out / "assets" / "extra.css").is_file() and (out / "assets" / "style.css").is_file()
     assert "Why IN" in (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")  # others stay default
 
+
+
+OLD_INDEX_LOOP = "{% extends 'base.html' %}{% block main %}\n{% for r in rows %}\n<p>{{ r.kind }}</p>\n{% endfor %}\n{% endblock %}\n"
+BROKEN = {
+    "a runtime error": ("index.html", OLD_INDEX_LOOP, 3, "UndefinedError: 'markupsafe.Markup object' has no attribute 'kind'"),
+    "a syntax error": ("out.html", "<p>fine</p>\n\n{% for %}\n", 3, "TemplateSyntaxError"),
+    "a missing macro": ("_macros.html", "{% macro status(value) %}{{ value }}{% endmacro %}\n", 0,
+                        "does not export the requested name"),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_a_template_that_fails_is_an_error_at_its_line_and_nothing_is_written(cli, tmp_path, case):
+    name, text, line, message = BROKEN[case]
+    (tmp_path / "my-theme").mkdir()
+    (tmp_path / "my-theme" / name).write_text(text)
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: t\nplugins:\n  - beliefs:\n      source: {EXAMPLE}\n      templates: my-theme\n")
+    code, _, err = cli("build", "--config", config, "-o", tmp_path / "site")
+    assert code == 1 and "Traceback" not in err, err
+    where = f"{tmp_path / 'my-theme' / name}:{line}: E805" if line else ": E805"
+    assert where in err and message in err, err
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_template_error_in_a_worker_process_is_located_too(cli, tmp_path):
+    network = tmp_path / "network.json"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "generate.py"), "300", "-o", str(network)], check=True)
+    theme = tmp_path / "my-theme"
+    theme.mkdir()
+    belief = (templates_dir() / "belief.html").read_text(encoding="utf-8").splitlines(keepends=True)
+    line = next(k for k, text in enumerate(belief, 1) if "{{ b.id }}" in text)
+    belief[line - 1] = belief[line - 1].replace("{{ b.id }}", "{{ b.nothing.more }}", 1)
+    (theme / "belief.html").write_text("".join(belief), encoding="utf-8")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: t\nplugins:\n  - beliefs:\n      source: {network}\n      templates: my-theme\n")
+    code, _, err = cli("build", "--config", config, "-o", tmp_path / "site", "-j", "2", "--no-search")
+    assert code == 1 and "Traceback" not in err, err
+    assert f"{theme / 'belief.html'}:{line}: E805 template error: UndefinedError" in err, err
 
 
 def test_a_build_reads_each_template_once(tmp_path, monkeypatch):

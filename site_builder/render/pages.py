@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
+import re
+import traceback
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +16,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..checks import echo_of, kind_of
+from ..diagnostics import Diagnostic
 from ..evaluate.queries import explain_step
 from ..model import IN, OUT, Belief
 from . import OutputFile, RenderContext
@@ -71,6 +75,35 @@ def _common(ctx: RenderContext, path: str, title: str, counts: Counter) -> dict[
                     "search": href("pagefind/pagefind.js") if search_enabled(ctx) else None},
             "assets": posixpath.join(_root(path), "assets"), "counts": counts,
             "home": href("index.html"), "site_badge": href("badge.svg")}
+
+
+TemplateError = jinja2.TemplateError
+TEMPLATE_FILES = (".html", ".xml", ".txt", ".svg")
+_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)')
+
+
+def template_location(exc: BaseException) -> tuple[str | None, int]:
+    """The template file and line of a template error, or (None, 0): a syntax error knows
+    them; a runtime one is located by the innermost template frame of its traceback, which
+    for an error in a worker process comes back as text (concurrent.futures' `__cause__`)."""
+    if getattr(exc, "filename", None):
+        return exc.filename, getattr(exc, "lineno", None) or 0  # type: ignore[attr-defined]
+    frames = [(f.filename, f.lineno or 0) for f in traceback.extract_tb(exc.__traceback__)]
+    remote = getattr(exc.__cause__, "tb", "")
+    frames += [(m[1], int(m[2])) for m in _FRAME.finditer(remote if isinstance(remote, str) else "")]
+    inside = [f for f in frames if f[0].endswith(TEMPLATE_FILES)]
+    return inside[-1] if inside else (None, 0)
+
+
+def template_problem(exc: jinja2.TemplateError) -> Diagnostic:
+    """E805 at the template's file and line (relative to here when below it)."""
+    name, line = template_location(exc)
+    shown = name or "templates"
+    if name and not os.path.relpath(name).startswith(".."):
+        shown = os.path.relpath(name)
+    return Diagnostic(shown, line, "E805", f"template error: {type(exc).__name__}: {exc}",
+                      "fix the template; a template in the `templates` folder replaces the theme's one of "
+                      "that name and is given the same values")
 
 
 @dataclass(frozen=True, slots=True)
