@@ -361,15 +361,18 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
             return html_text
         ctx = self.ctx
         path = src_uri[: -len(".md")] + ".html"
-        if belief is not None:
-            values = belief_page(ctx, belief, path)
-            spec = core_pages.PageSpec(path, belief.id, "belief.html", {"b": values})
-            self.search_text[src_uri] = self._belief_search_text(values)
-        else:
-            spec = core_pages.PageSpec(path, listing.title, listing.template,
-                                       listing.values(ctx, self.env, path))
-            self.search_text[src_uri] = ""  # the title is enough; the rows repeat every claim
-        fragment = core_pages.render_page(self.env, ctx, spec, self.counts, fragment=True)
+        try:
+            if belief is not None:
+                values = belief_page(ctx, belief, path)
+                spec = core_pages.PageSpec(path, belief.id, "belief.html", {"b": values})
+                self.search_text[src_uri] = self._belief_search_text(values)
+            else:
+                spec = core_pages.PageSpec(path, listing.title, listing.template,
+                                           listing.values(ctx, self.env, path))
+                self.search_text[src_uri] = ""  # the title is enough; the rows repeat every claim
+            fragment = core_pages.render_page(self.env, ctx, spec, self.counts, fragment=True)
+        except core_pages.TemplateError as exc:  # a `templates` override that does not fit, say
+            raise PluginError(f"beliefs: {core_pages.template_problem(exc).text()}") from None
         page.toc, anchors = _toc(fragment)
         page.present_anchor_ids = anchors
         return f'<div class="belief-site">\n{fragment}</div>\n'
