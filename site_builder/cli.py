@@ -313,6 +313,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return OK
+    except OSError as exc:  # an output that cannot be written (a read-only or missing folder, a full disk)
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"belief-site: {exc.strerror or exc}{where}", file=sys.stderr)
+        return FAILED
 
 
 if __name__ == "__main__":

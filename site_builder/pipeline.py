@@ -229,6 +229,11 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
         return Built(kept, (*diagnostics, problem), 0, False)
     except TemplateError as exc:  # a `templates` override that does not fit, say
         return Built(kept, (*diagnostics, template_problem(exc)), 0, False)
+    except OSError as exc:  # a read-only or missing place, a full disk: the old site stays
+        where = f": {exc.filename}" if exc.filename else ""
+        problem = Diagnostic(str(out), 0, "E806", f"cannot write the site: {exc.strerror or exc}{where}",
+                             "choose an output folder (-o) that this user can create and write")
+        return Built(kept, (*diagnostics, problem), 0, False)
     produced = sum(v for k, v in stages.seconds.items() if k in _RENDER_STAGES)
     stages.add("write", stages.seconds.pop("total render and write") - produced)
     if store is not None:

@@ -43,9 +43,13 @@ def write_files(files: Iterable[tuple[Path, bytes]], force: bool = False) -> lis
 
 
 def replace_file(path: Path, data: bytes) -> None:
-    """Write atomically: a temporary file beside the target, then rename over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    """Write atomically: a temporary file beside the target, then rename over it. A failure
+    names the target, not the temporary file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
@@ -96,8 +100,7 @@ def write_site(files: Files, out: Path) -> tuple[set[str], list[Diagnostic]]:
     refusal = _refusal(out)
     if refusal:
         return set(), [refusal]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    temp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
+    temp = _staging(out)
     try:
         written, problems = _fill_from(temp, files)
         if problems:
@@ -109,6 +112,15 @@ def write_site(files: Files, out: Path) -> tuple[set[str], list[Diagnostic]]:
         shutil.rmtree(temp, ignore_errors=True)
         raise
     return written, []
+
+
+def _staging(out: Path) -> Path:
+    """A new temporary folder beside `out`; a failure names `out` (the folder the user chose)."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(out)) from exc
 
 
 def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str]) -> tuple[set[str], list[Diagnostic]]:
@@ -124,7 +136,7 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
     refusal = _refusal(out)
     if refusal:
         return set(), [refusal]
-    temp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
+    temp = _staging(out)
     try:
         written, problems = _fill_from(temp, files)
         if not problems and written & keep:

@@ -244,3 +244,23 @@ def test_keep_going_keeps_the_first_of_two_files_with_one_id(cli, tmp_path):
     code, _, err = cli("build", folder, "-o", out, "--keep-going")
     assert code == 0 and "E204" in err
     assert "First." in (out / "belief" / "a" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("command", ["build", "build-with-cache", "export", "import", "diff"])
+def test_an_output_that_cannot_be_written_is_an_error_naming_it_not_a_traceback(cli, tmp_path, command):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    out = blocker / "inside"  # no folder can be made under a file, whoever runs the tests
+    assert cli("export", EXAMPLE, "-o", tmp_path / "network.json")[0] == 0
+    args = {"build": ("build", EXAMPLE, "-o", out, "--no-cache"),
+            "build-with-cache": ("build", EXAMPLE, "-o", out, "--cache-dir", tmp_path / "cache"),
+            "export": ("export", EXAMPLE, "-o", out),
+            "import": ("import", tmp_path / "network.json", "-o", out),
+            "diff": ("diff", EXAMPLE, EXAMPLE, "-o", out)}[command]
+    code, _, err = cli(*args)
+    assert code == 1 and "Traceback" not in err, err
+    if command.startswith("build"):
+        assert f"{out}: E806 cannot write the site: " in err and "build failed" in err, err
+    else:
+        assert err.startswith("belief-site: ") and str(out) in err, err
+    assert blocker.read_text() == "not a folder"
