@@ -155,10 +155,12 @@ def _summary(diagnostics, count: int) -> str:
     return f"{count} beliefs, {errors} errors, {warnings} warnings"
 
 
-def _missing(source: Path) -> bool:
-    """Say so and return True when the source does not exist (a usage error)."""
+def _missing(source: Path, problems: list[Diagnostic]) -> bool:
+    """Say so and return True when the source does not exist (a usage error), after the
+    configuration's problems: a configuration that cannot be read names no source."""
     if source.exists():
         return False
+    _report(problems)
     print(f"belief-site: source {source} not found (pass a documents folder or a network.json)",
           file=sys.stderr)
     return True
@@ -166,7 +168,7 @@ def _missing(source: Path) -> bool:
 
 def cmd_check(args: argparse.Namespace) -> int:
     source, limit, problems = _source(args)
-    if _missing(source):
+    if _missing(source, problems):
         return USAGE
     checked = check(source, limit)
     found = [*problems, *checked.diagnostics]
@@ -186,7 +188,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_fmt(args: argparse.Namespace) -> int:
     source, _, problems = _source(args)
-    if _missing(source):
+    if _missing(source, problems):
         return USAGE
     if source_kind(source) != DOCUMENTS:
         print(f"belief-site: fmt works on a documents folder, not {source}", file=sys.stderr)
@@ -226,7 +228,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     source, limit, problems = _source(args)
-    if _missing(source):
+    if _missing(source, problems):
         return USAGE
     checked = check(source, limit)
     found = [*problems, *checked.diagnostics]
@@ -256,7 +258,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     visible = tuple(t for t in args.visible_to.split(",") if t) if args.visible_to is not None else None
     config = with_overrides(config, site_url=args.base_url, visible_to=visible, search=args.search)
     source = Path(args.source) if args.source else config.source_path()
-    if _missing(source):
+    if _missing(source, problems):
         return USAGE
     if args.source:  # a SOURCE argument is relative to the working folder, not to mkdocs.yml
         config = with_overrides(config, source=str(source.resolve()))

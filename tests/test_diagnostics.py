@@ -229,3 +229,16 @@ def test_e802_unreadable_config(tmp_path, monkeypatch, cli):
     assert any(re.fullmatch(r"mkdocs\.yml:\d+: E802 cannot read the configuration: .+", p)
                for p in diagnostic_lines(err))
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", ["check", "build", "export", "fmt"])
+@pytest.mark.parametrize("config, expected", [("nowhere.yml", "nowhere.yml: E802 configuration file not found"),
+                                              ("broken.yml", "broken.yml:3: E802 cannot read the configuration")])
+def test_a_configuration_that_names_no_source_is_reported_before_the_missing_source(tmp_path, monkeypatch, cli,
+                                                                                    command, config, expected):
+    """No ./beliefs here: the configuration that could not be read is why no source was found."""
+    monkeypatch.chdir(tmp_path)
+    Path("broken.yml").write_text("site_name: x\nplugins: [beliefs\n", encoding="utf-8")
+    code, _, err = cli(command, "--config", config, *(("-o", "out.json") if command == "export" else ()))
+    assert code == 2 and "Traceback" not in err
+    assert err.index(expected) < err.index("belief-site: source beliefs not found"), err
