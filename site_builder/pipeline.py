@@ -26,7 +26,7 @@ from .cache import Cache, Reuse, Rows, locked
 from .documents_cache import DocumentsCache
 from .progress import Stages
 from .render import OutputFile, RenderContext, render
-from .render.pages import TemplateError, template_problem
+from .render.pages import raised_by_template, template_problem
 from .render.search import SearchError
 from .write import update_site, write_site
 
@@ -224,23 +224,18 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
         with stages.stage("total render and write"):
             done = _done(store, progress, len(ctx.visible))
             paths, problems = _write(ctx, out, jobs, reused, done, stages, store)
-    except SearchError as exc:  # e.g. no Pagefind binary: a diagnostic, never a traceback
-        problem = Diagnostic(str(ctx.config.source_path()), 0, "E803", str(exc), exc.hint)
-        return Built(kept, (*diagnostics, problem), 0, False)
-    except TemplateError as exc:  # a `templates` override that does not fit, say
-        return Built(kept, (*diagnostics, template_problem(exc)), 0, False)
-    except OSError as exc:  # a read-only or missing place, a full disk: the old site stays
-        where = f": {exc.filename}" if exc.filename else ""
-        problem = Diagnostic(str(out), 0, "E806", f"cannot write the site: {exc.strerror or exc}{where}",
-                             "choose an output folder (-o) that this user can create and write")
-        return Built(kept, (*diagnostics, problem), 0, False)
+    except Exception as exc:
+        problem = _stopped(exc, ctx, out)
+        if problem is None:  # a bug: its traceback is wanted
+            raise
+        unsaved = _keep_documents(documents, kept.parsed.facts, store.folder) if store is not None else []
+        return Built(kept, (*diagnostics, problem, *unsaved), 0, False)
     produced = sum(v for k, v in stages.seconds.items() if k in _RENDER_STAGES)
     stages.add("write", stages.seconds.pop("total render and write") - produced)
     if store is not None:
         with stages.stage("cache"):
+            diagnostics += _keep_documents(documents, kept.parsed.facts, store.folder)
             try:
-                if documents is not None:
-                    documents.save(kept.parsed.facts)
                 if not problems:
                     store.save(out, paths)
             except OSError as exc:  # the site is written; the next build is a cold one
@@ -248,6 +243,30 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
     return Built(kept, (*diagnostics, *problems), len(paths), not problems,
                  len(reused.files) if reused else 0, documents.hits if documents is not None else 0,
                  documents.unread if documents is not None else 0)
+
+
+def _stopped(exc: Exception, ctx: RenderContext, out: Path) -> Diagnostic | None:
+    """The diagnostic of a build stopped while rendering or writing, never a traceback: no
+    Pagefind, a template that fails, a place that cannot be written. None for anything else."""
+    if isinstance(exc, SearchError):
+        return Diagnostic(str(ctx.config.source_path()), 0, "E803", str(exc), exc.hint)
+    if raised_by_template(exc):  # a `templates` override that does not fit, say
+        return template_problem(exc)
+    if isinstance(exc, OSError):  # a read-only or missing place, a full disk: the old site stays
+        where = f": {exc.filename}" if exc.filename else ""
+        return Diagnostic(str(out), 0, "E806", f"cannot write the site: {exc.strerror or exc}{where}",
+                          "choose an output folder (-o) that this user can create and write")
+    return None
+
+
+def _keep_documents(documents: DocumentsCache | None, facts: tuple[Facts, ...], folder: Path) -> list[Diagnostic]:
+    """Save the documents' facts (the cache folder held): they stay true whatever the build did."""
+    try:
+        if documents is not None:
+            documents.save(facts)
+    except OSError as exc:
+        return [_no_cache(folder, exc)]
+    return []
 
 
 def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done, stages: Stages,

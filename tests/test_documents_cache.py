@@ -377,6 +377,24 @@ def test_a_build_stopped_by_errors_keeps_the_documents_facts(cli, tmp_path, monk
     assert seen == [str(broken)]
 
 
+def test_a_build_stopped_by_a_template_error_keeps_the_documents_facts(cli, tmp_path, monkeypatch):
+    """A template that fails while rendering (E805) stops the build after reading: the
+    documents' facts are kept all the same, and the build after the fix parses nothing."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    (tmp_path / "theme").mkdir()
+    (tmp_path / "theme" / "belief.html").write_text("{{ 1 // 0 }}\n", encoding="utf-8")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: t\nplugins:\n  - beliefs:\n      source: beliefs\n      templates: theme\n")
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    code, _, err = cli("build", "--config", config, "-o", site, "--no-search", "--cache-dir", cache)
+    assert code == 1 and "E805" in err and not site.exists(), err
+    seen = _parsed(monkeypatch)
+    (tmp_path / "theme" / "belief.html").unlink()
+    code, _, err = cli("build", "--config", config, "-o", site, "--no-search", "--cache-dir", cache)
+    assert code == 0 and seen == [], err
+
+
 def test_the_same_displayed_path_under_another_root_is_read(cli, tmp_path, settled):
     """`docs` + `ns/a.md` and `docs/ns` + `a.md` show one path for one file, but the id it
     must hold differs (E203): the relative path is part of what the facts are for."""

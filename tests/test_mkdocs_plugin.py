@@ -431,14 +431,15 @@ def test_a_surrogate_escape_in_the_configuration_is_a_clean_error(host_env, tmp_
     assert f"beliefs: {key} holds a UTF-16 surrogate escape" in done.stderr
 
 
-def test_a_template_that_fails_is_a_clean_error_at_its_line(host_env, tmp_path):
+@pytest.mark.parametrize("expression, error", [("r.resting.x", "UndefinedError"), ("1 // 0", "ZeroDivisionError")])
+def test_a_template_that_fails_is_a_clean_error_at_its_line(host_env, tmp_path, expression, error):
     _require("mkdocs")
     (tmp_path / "theme").mkdir()
-    (tmp_path / "theme" / "premises.html").write_text("<h1>Premises</h1>\n{% for r in rows %}{{ r.resting.x }}{% endfor %}\n")
+    (tmp_path / "theme" / "premises.html").write_text(f"<h1>Premises</h1>\n{{% for r in rows %}}{{{{ {expression} }}}}{{% endfor %}}\n")
     config = write_project(tmp_path, "mkdocs", EXAMPLE, options="      templates: theme\n")
     done = run_host(host_env, "mkdocs", config, "build", "-d", str(tmp_path / "site"), check=False)
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
-    assert f"beliefs: {tmp_path / 'theme' / 'premises.html'}:2: E805 template error: UndefinedError" in done.stderr
+    assert f"beliefs: {tmp_path / 'theme' / 'premises.html'}:2: E805 template error: {error}" in done.stderr
 
 
 def _free_port() -> int:

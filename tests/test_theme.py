@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -82,43 +83,70 @@ def test_a_user_templates_folder_overrides_single_templates(cli, tmp_path):
 
 
 
+def _theme(name: str) -> str:
+    return (templates_dir() / name).read_text(encoding="utf-8")
+
+
+def _line_of(text: str, needle: str) -> int:
+    return next(k for k, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def _without_index_row(macros: str) -> str:
+    return re.sub(r"\{% macro index_row\(r\) -%\}.*?\{%- endmacro %\}\n", "", macros, flags=re.S)
+
+
 OLD_INDEX_LOOP = "{% extends 'base.html' %}{% block main %}\n{% for r in rows %}\n<p>{{ r.kind }}</p>\n{% endfor %}\n{% endblock %}\n"
-BROKEN = {
-    "a runtime error": ("index.html", OLD_INDEX_LOOP, 3, "UndefinedError: 'markupsafe.Markup object' has no attribute 'kind'"),
-    "a syntax error": ("out.html", "<p>fine</p>\n\n{% for %}\n", 3, "TemplateSyntaxError"),
-    "a missing macro": ("_macros.html", "{% macro status(value) %}{{ value }}{% endmacro %}\n", 0,
-                        "does not export the requested name"),
+ROW_MACRO_ERROR = _theme("_macros.html").replace("{{ r.depth }}", "{{ r.depth.x.y }}")
+ZERO = "{% extends 'base.html' %}\n{% block main %}\n{{ 1 // 0 }}\n{% endblock %}\n"
+SYNTAX = "{% extends 'base.html' %}\n{% block main %}\n{% for %}\n{% endblock %}\n"
+BROKEN = {  # template, its text, the line reported (0: none), the message
+    "a runtime error": ("index.html", OLD_INDEX_LOOP, 3,
+                        "UndefinedError: 'markupsafe.Markup object' has no attribute 'kind'"),
+    "a syntax error": ("out.html", "<p>fine</p>\n\n{% for %}\n", 3, "TemplateSyntaxError: Expected an expression"),
+    "an error inside a row macro": ("_macros.html", ROW_MACRO_ERROR, _line_of(ROW_MACRO_ERROR, "r.depth.x.y"),
+                                    "UndefinedError: 'int object' has no attribute 'x'"),
+    "_macros.html from before the row macros": ("_macros.html", _without_index_row(_theme("_macros.html")), 0,
+                                                "TemplateRuntimeError: _macros.html defines no macro 'index_row'"),
+    "a Python error in template code": ("belief.html", ZERO, 3, "ZeroDivisionError: integer division or modulo by zero"),
 }
+
+
+def _built_with(cli, tmp_path, source, name: str, text: str, *flags: str) -> tuple[int, str, Path]:
+    theme = tmp_path / "my-theme"
+    theme.mkdir(exist_ok=True)
+    (theme / name).write_text(text, encoding="utf-8")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: t\nplugins:\n  - beliefs:\n      source: {source}\n      templates: my-theme\n")
+    code, _, err = cli("build", "--config", config, "-o", tmp_path / "site", *flags)
+    return code, err, theme / name
 
 
 @pytest.mark.parametrize("case", list(BROKEN))
 def test_a_template_that_fails_is_an_error_at_its_line_and_nothing_is_written(cli, tmp_path, case):
     name, text, line, message = BROKEN[case]
-    (tmp_path / "my-theme").mkdir()
-    (tmp_path / "my-theme" / name).write_text(text)
-    config = tmp_path / "mkdocs.yml"
-    config.write_text(f"site_name: t\nplugins:\n  - beliefs:\n      source: {EXAMPLE}\n      templates: my-theme\n")
-    code, _, err = cli("build", "--config", config, "-o", tmp_path / "site")
+    code, err, path = _built_with(cli, tmp_path, EXAMPLE, name, text)
     assert code == 1 and "Traceback" not in err, err
-    where = f"{tmp_path / 'my-theme' / name}:{line}: E805" if line else ": E805"
-    assert where in err and message in err, err
+    assert f"{path}{f':{line}' if line else ''}: E805 template error: {message}" in err, err
     assert not (tmp_path / "site").exists()
 
 
-def test_a_template_error_in_a_worker_process_is_located_too(cli, tmp_path):
-    network = tmp_path / "network.json"
+@pytest.fixture(scope="module")
+def three_hundred(tmp_path_factory) -> Path:
+    network = tmp_path_factory.mktemp("gen") / "network.json"
     subprocess.run([sys.executable, str(ROOT / "bench" / "generate.py"), "300", "-o", str(network)], check=True)
-    theme = tmp_path / "my-theme"
-    theme.mkdir()
-    belief = (templates_dir() / "belief.html").read_text(encoding="utf-8").splitlines(keepends=True)
-    line = next(k for k, text in enumerate(belief, 1) if "{{ b.id }}" in text)
-    belief[line - 1] = belief[line - 1].replace("{{ b.id }}", "{{ b.nothing.more }}", 1)
-    (theme / "belief.html").write_text("".join(belief), encoding="utf-8")
-    config = tmp_path / "mkdocs.yml"
-    config.write_text(f"site_name: t\nplugins:\n  - beliefs:\n      source: {network}\n      templates: my-theme\n")
-    code, _, err = cli("build", "--config", config, "-o", tmp_path / "site", "-j", "2", "--no-search")
-    assert code == 1 and "Traceback" not in err, err
-    assert f"{theme / 'belief.html'}:{line}: E805 template error: UndefinedError" in err, err
+    return network
+
+
+@pytest.mark.parametrize("case", ["a runtime error", "a syntax error", "an error inside a row macro",
+                                  "a Python error in template code"])
+def test_a_template_error_in_a_worker_process_is_located_too(cli, tmp_path, three_hundred, case):
+    name, text, line, message = {
+        **BROKEN, "a runtime error": ("belief.html", _theme("belief.html").replace("{{ b.id }}", "{{ b.nothing.more }}", 1),
+                                      _line_of(_theme("belief.html"), "{{ b.id }}"), "UndefinedError: 'dict object'"),
+        "a syntax error": ("belief.html", SYNTAX, 3, "TemplateSyntaxError: Expected an expression")}[case]
+    code, err, path = _built_with(cli, tmp_path, three_hundred, name, text, "-j", "2", "--no-search")
+    assert code == 1 and "Traceback" not in err and 'File "' not in err, err
+    assert f"{path}:{line}: E805 template error: {message}" in err, err
 
 
 def test_a_build_reads_each_template_once(tmp_path, monkeypatch):

@@ -371,7 +371,9 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
                                            listing.values(ctx, self.env, path))
                 self.search_text[src_uri] = ""  # the title is enough; the rows repeat every claim
             fragment = core_pages.render_page(self.env, ctx, spec, self.counts, fragment=True)
-        except core_pages.TemplateError as exc:  # a `templates` override that does not fit, say
+        except Exception as exc:
+            if not core_pages.raised_by_template(exc):  # a bug: its traceback is wanted
+                raise
             raise PluginError(f"beliefs: {core_pages.template_problem(exc).text()}") from None
         page.toc, anchors = _toc(fragment)
         page.present_anchor_ids = anchors

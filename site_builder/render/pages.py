@@ -77,31 +77,43 @@ def _common(ctx: RenderContext, path: str, title: str, counts: Counter) -> dict[
             "home": href("index.html"), "site_badge": href("badge.svg")}
 
 
-TemplateError = jinja2.TemplateError
 TEMPLATE_FILES = (".html", ".xml", ".txt", ".svg")
 _FRAME = re.compile(r'File "([^"\n]+)", line (\d+)')
 
 
-def template_location(exc: BaseException) -> tuple[str | None, int]:
-    """The template file and line of a template error, or (None, 0): a syntax error knows
-    them; a runtime one is located by the innermost template frame of its traceback, which
-    for an error in a worker process comes back as text (concurrent.futures' `__cause__`)."""
-    if getattr(exc, "filename", None):
-        return exc.filename, getattr(exc, "lineno", None) or 0  # type: ignore[attr-defined]
+def _frames(exc: BaseException) -> list[tuple[str, int]]:
+    """(file, line) of each frame, outermost first; an exception raised in a worker process
+    ends with the worker's frames, which come back as text (concurrent.futures' `__cause__`)."""
     frames = [(f.filename, f.lineno or 0) for f in traceback.extract_tb(exc.__traceback__)]
     remote = getattr(exc.__cause__, "tb", "")
-    frames += [(m[1], int(m[2])) for m in _FRAME.finditer(remote if isinstance(remote, str) else "")]
-    inside = [f for f in frames if f[0].endswith(TEMPLATE_FILES)]
+    return frames + [(m[1], int(m[2])) for m in _FRAME.finditer(remote if isinstance(remote, str) else "")]
+
+
+def template_location(exc: BaseException) -> tuple[str | None, int]:
+    """The template file and line of a template error, or (None, 0): a syntax error knows
+    them; any other is located by the innermost template frame of its traceback."""
+    if getattr(exc, "filename", None):
+        return exc.filename, getattr(exc, "lineno", None) or 0  # type: ignore[attr-defined]
+    inside = [f for f in _frames(exc) if f[0].endswith(TEMPLATE_FILES)]
     return inside[-1] if inside else (None, 0)
 
 
-def template_problem(exc: jinja2.TemplateError) -> Diagnostic:
+def raised_by_template(exc: BaseException) -> bool:
+    """A template error, or another error raised by a template's own code (`{{ 1 // 0 }}`),
+    not by the Python it calls."""
+    frames = _frames(exc)
+    return isinstance(exc, jinja2.TemplateError) or bool(frames) and frames[-1][0].endswith(TEMPLATE_FILES)
+
+
+def template_problem(exc: BaseException) -> Diagnostic:
     """E805 at the template's file and line (relative to here when below it)."""
     name, line = template_location(exc)
     shown = name or "templates"
     if name and not os.path.relpath(name).startswith(".."):
         shown = os.path.relpath(name)
-    return Diagnostic(shown, line, "E805", f"template error: {type(exc).__name__}: {exc}",
+    # `message`, not str(): a syntax error that came back from a worker would add its location again
+    message = getattr(exc, "message", None) or str(exc)
+    return Diagnostic(shown, line, "E805", f"template error: {type(exc).__name__}: {message}",
                       "fix the template; a template in the `templates` folder replaces the theme's one of "
                       "that name and is given the same values")
 
@@ -215,8 +227,21 @@ def _rows(ctx: RenderContext, env: jinja2.Environment, macro: str,
     """A listing's rows, (belief id, its row's values, the other beliefs the row shows) each,
     through the theme's macro of that name; rows of the last build whose beliefs are unchanged
     are taken as they are (render/rows.py)."""
-    make_row, kept = getattr(env.get_template("_macros.html").module, macro), memo(ctx, macro)
-    rows = [Markup(kept.row(i, lambda values=values: str(make_row(values())), shows)) for i, values, shows in items]
+    macros = env.get_template("_macros.html")
+    make_row, kept = getattr(macros.module, macro, None), memo(ctx, macro)
+    if make_row is None:  # an override of _macros.html from before the listings' rows were macros
+        missing = jinja2.TemplateRuntimeError(f"_macros.html defines no macro {macro!r}, which renders "
+                                              "the rows of a listing (copy it from the theme's _macros.html)")
+        missing.filename = macros.filename  # type: ignore[attr-defined]
+        raise missing
+
+    def render(values: dict) -> str:
+        try:
+            return str(make_row(values))
+        except Exception:  # called from here, not from a template: give the error its template lines
+            env.handle_exception()
+
+    rows = [Markup(kept.row(i, lambda values=values: render(values()), shows)) for i, values, shows in items]
     kept.done()
     return rows
 

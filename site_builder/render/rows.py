@@ -2,7 +2,7 @@
 
 After a claim edit, the index and `beliefs.json` differ from the last build's by one row
 each, yet rendering all of them took most of an incremental build's worker time. An emitter
-takes its part's memo (`memo(ctx, "index")`), asks it for each belief's row (`row(id, make)`)
+takes its part's memo (`memo(ctx, "index_row")`), asks it for each belief's row (`row(id, make)`)
 and says when it is `done`. With a build cache (cache.Rows), a row is taken from the last
 build when the content of its belief, and of the other beliefs it shows, is the one it was
 made from; the cache's salt covers everything else a row may show (statuses, structure,
