@@ -276,9 +276,11 @@ def test_injection_text_round_trips_through_json():
 def test_beliefs_json_is_the_one_encoding_of_its_data():
     """Records are encoded one by one (kept by the build cache) and joined: the file must be
     exactly what encoding the whole document at once gives."""
-    for ctx in (context(injection_network(), site_name=f"Site {PAYLOAD}"), context(network())):
+    for ctx in (context(injection_network(), site_name=f"Site {PAYLOAD}"), context(network()),
+                context(network(belief("e", text="Grüße, λ-calculus → ≤ 𝄞")), site_name="Café")):
         data = outputs(ctx)["beliefs.json"]
-        assert data == dumps(json.loads(data))
+        whole = json.dumps(json.loads(data), ensure_ascii=False, separators=(",", ":")) + "\n"
+        assert data == dumps(json.loads(data)) == whole.encode("utf-8")
 
 
 def test_injection_text_keeps_llms_txt_and_inventory_lines_intact():

@@ -270,6 +270,44 @@ def _causes(source: Path) -> dict[str, tuple[str, ...]]:
     return {i: explain_step(ev, i)[1] for i in ev.network.beliefs if ev.value(i) == "OUT"}
 
 
+def _salted(kind: str, source: Path, tmp_path: Path) -> tuple[str, ...]:
+    """Flags for a build that changes what only the salt covers: marks of a diff, a
+    configuration value, a template; every row shows it."""
+    if kind == "diff marks":
+        base = tmp_path / "base.json"
+        shutil.copy(source, base)
+        _edit(base, _claim)
+        return ("--diff-base", str(base))
+    config = tmp_path / "mkdocs.yml"
+    options = f"      source: {source}\n"
+    if kind == "template":
+        (tmp_path / "theme").mkdir()
+        macros = (ROOT / "templates" / "_macros.html").read_text(encoding="utf-8")
+        (tmp_path / "theme" / "_macros.html").write_text(macros.replace("<td>{{ r.depth }}</td>", "<td>d{{ r.depth }}</td>"))
+        options += "      templates: theme\n"
+    extra = "use_directory_urls: false\n" if kind == "configuration" else ""
+    config.write_text(f"site_name: t\n{extra}plugins:\n  - beliefs:\n{options}", encoding="utf-8")
+    return ("--config", str(config))
+
+
+@pytest.mark.parametrize("kind", ["diff marks", "configuration", "template"])
+def test_a_change_only_the_salt_covers_makes_every_row_again(cli, generated, tmp_path, monkeypatch, kind):
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, source, site, "--cache-dir", cache, "-j", "1")
+    flags = _salted(kind, source, tmp_path)
+    made = _made_rows(monkeypatch)
+    code, _, err = cli("build", *(() if "--config" in flags else (source,)), "-o", site, "--no-search",
+                       "--cache-dir", cache, "-j", "1", *flags)
+    assert code == 0, err
+    assert len(made["index_row"]) == SIZE and len(made["records"]) == SIZE
+    cold = tmp_path / "cold"
+    assert cli("build", *(() if "--config" in flags else (source,)), "-o", cold, "--no-search", "--no-cache",
+               *flags)[0] == 0
+    assert tree_digest(site) == tree_digest(cold)
+
+
 ROW_DAMAGE = {
     "not JSON": lambda data: b"{",
     "not an object": lambda data: b"[]",
