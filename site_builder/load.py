@@ -6,8 +6,10 @@ Nothing here trusts the files: encoding and byte-level problems become diagnosti
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
@@ -123,14 +125,56 @@ def read_source(read: Callable[[], bytes], shown: str, relative: PurePosixPath,
     return None if text is None else SourceFile(shown, relative, text, bom, crlf)
 
 
-def _walk(root: Path):
-    """Sorted (path, relative) pairs under root, skipping dot-files and dot-folders."""
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            if not name.startswith("."):
-                full = Path(folder) / name
-                yield full, PurePosixPath(full.relative_to(root).as_posix())
+def _walk(root: Path) -> Iterable[tuple[str, PurePosixPath, os.DirEntry]]:
+    """Sorted (path, relative, entry) of the files under root, a folder's files before its
+    folders (as os.walk with sorted names), skipping dot-files and dot-folders; a linked
+    folder is not entered."""
+    def visit(folder: str, prefix: str):
+        with os.scandir(folder) as found:
+            entries = sorted((e for e in found if not e.name.startswith(".")), key=lambda e: e.name)
+        folders = []
+        for entry in entries:
+            if _is_folder(entry):
+                folders.append(entry)
+            else:
+                yield entry.path, PurePosixPath(prefix + entry.name), entry
+        for entry in folders:
+            if not entry.is_symlink():
+                yield from visit(entry.path, f"{prefix}{entry.name}/")
+    try:
+        yield from visit(str(root), "")
+    except OSError:  # an unreadable folder is skipped, as os.walk does
+        return
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _reader(path: str, entry: os.DirEntry, inside: str) -> Callable[[], bytes]:
+    """How to read one file of a documents folder. Only regular files of the folder are read:
+    a pipe or a device would block or never end (a link to /dev/zero), and a link to
+    elsewhere would publish a file from outside it (a key, /proc/self/environ) through a
+    page or a diagnostic. Either is E101, with nothing read."""
+    if entry.is_file(follow_symlinks=False):  # the usual case: no system call beyond the walk's
+        return Path(path).read_bytes
+
+    def checked() -> bytes:
+        real = os.path.realpath(path)
+        if entry.is_symlink() and not real.startswith(inside):
+            raise OSError(errno.EACCES, "a link to a file outside the documents folder (not followed)")
+        handle = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a pipe must not block the open
+        try:
+            if not stat.S_ISREG(os.fstat(handle).st_mode):
+                raise OSError(errno.EINVAL, "not a regular file (a pipe, a device or a socket; not read)")
+            with os.fdopen(handle, "rb", closefd=False) as opened:
+                return opened.read()
+        finally:
+            os.close(handle)
+    return checked
 
 
 Vouch = Callable[[str, Path, PurePosixPath], "SourceFile | None"]
@@ -153,7 +197,9 @@ def load(source: str | Path, vouched: Vouch | None = None) -> Sources:
         one = read_source(root.read_bytes, shown_root, PurePosixPath(root.name), found)
         return Sources(shown_root, kind, (one,) if one else (), None, tuple(found))
     spared = None if vouched is None else lambda shown, relative: vouched(shown, root / relative, relative)
-    return documents_folder(shown_root, ((rel, full.read_bytes) for full, rel in _walk(root)), found, spared)
+    inside = os.path.join(os.path.realpath(root), "")
+    entries = ((rel, _reader(full, entry, inside)) for full, rel, entry in _walk(root))
+    return documents_folder(shown_root, entries, found, spared)
 
 
 def documents_folder(shown_root: str, entries: Iterable[tuple[PurePosixPath, Callable[[], bytes]]],

@@ -9,6 +9,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -186,6 +188,42 @@ def test_folder_names_that_are_not_utf8_never_give_a_traceback(tmp_path, run, ca
     assert r.code == 0 and "Traceback" not in r.err
     r = run("diff", source, source, "--site-url", "https://example.org/\udcff/")
     assert r.code == 2 and "argument --site-url: not valid UTF-8" in r.err
+
+
+SECRET = "TOP-SECRET-TOKEN-5f2c"
+
+
+def _special_files(folder: Path, outside: Path) -> None:
+    """A pipe, a link to an endless device and a link to a document outside the folder."""
+    os.mkfifo(folder / "pipe.md")
+    (folder / "zero.md").symlink_to("/dev/zero")
+    (outside / "leak.md").write_text(f"# leak\n\n**IN** · premise\n\n{SECRET}\n", encoding="utf-8")
+    (folder / "leak.md").symlink_to(outside / "leak.md")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(), reason="POSIX special files")
+def test_pipes_devices_and_links_out_of_the_folder_are_not_read(tmp_path):
+    """A repository (a pull request) can hold links: one to /dev/zero would never end, one to a
+    file elsewhere (a key, /proc/self/environ) would publish it; a pipe would block. Each is
+    E101 and the rest is built. In a subprocess: without the rule the build never ends."""
+    source, outside = tmp_path / "beliefs", tmp_path / "elsewhere"
+    shutil.copytree(EXAMPLE, source)
+    outside.mkdir()
+    _special_files(source, outside)
+    (source / "sub").mkdir()
+    (source / "sub" / "inner.md").symlink_to(source / f"{SEED}.md")  # a link inside the folder is read
+    site = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "site_builder.cli", "build", str(source), "-o", str(site),
+                           "--keep-going", "--no-search", "--no-cache"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert f"{source}/pipe.md: E101 cannot read file: not a regular file" in done.stderr
+    for name in ("zero.md", "leak.md"):
+        assert f"{source}/{name}: E101 cannot read file: a link to a file outside the documents folder" in done.stderr
+    assert f"{source}/sub/inner.md:1: E203" in done.stderr  # read: its id is not its path
+    assert SECRET not in done.stderr + done.stdout
+    assert not any(SECRET.encode() in p.read_bytes() for p in site.rglob("*") if p.is_file())
+    assert (site / "belief" / SEED / "index.html").is_file()
 
 
 def test_bom_is_stripped_and_reported(tmp_path, run, checked):
