@@ -148,6 +148,9 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
         return SiteConfig(), found
     try:
         data = yaml.load(candidate.read_text(encoding="utf-8"), Loader=_TolerantLoader) or {}
+    except RecursionError:  # thousands of nested brackets
+        found.append(Diagnostic(str(candidate), 1, "E802", "cannot read the configuration: nested too deeply"))
+        return SiteConfig(config_path=str(candidate)), found
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         found.append(Diagnostic(str(candidate), mark.line + 1 if mark else 0, "E802",

@@ -190,6 +190,32 @@ def test_folder_names_that_are_not_utf8_never_give_a_traceback(tmp_path, run, ca
     assert r.code == 2 and "argument --site-url: not valid UTF-8" in r.err
 
 
+DEEP = 50_000  # nesting levels: deeper than any parser's recursion limit
+
+
+@pytest.mark.parametrize("where, expected", [
+    ("network.json", "network.json:1: E601 not a network export: arrays or objects nested too deeply to read"),
+    ("_project.yaml", "beliefs/_project.yaml:1: E105 invalid YAML: lists or maps nested too deeply to read"),
+    ("front matter", f"beliefs/{SEED}.md:2: E105 invalid front matter: lists or maps nested too deeply to read"),
+    ("mkdocs.yml", "mkdocs.yml:1: E802 cannot read the configuration: nested too deeply")])
+def test_absurdly_nested_json_or_yaml_is_an_error_not_a_traceback(tmp_path, run, where, expected):
+    shutil.copytree(EXAMPLE, tmp_path / "beliefs")
+    deep = "[" * DEEP + "]" * DEEP
+    source = "beliefs"
+    if where == "network.json":
+        (tmp_path / "network.json").write_text('{"nodes": ' + deep + "}", encoding="utf-8")
+        source = "network.json"
+    elif where == "_project.yaml":
+        (tmp_path / "beliefs" / "_project.yaml").write_text(f"meta: {deep}\n", encoding="utf-8")
+    elif where == "front matter":
+        doc = tmp_path / "beliefs" / f"{SEED}.md"
+        doc.write_text(f"---\nsummary: {deep}\n---\n" + doc.read_text(encoding="utf-8"), encoding="utf-8")
+    else:
+        (tmp_path / "mkdocs.yml").write_text(f"site_name: {deep}\n", encoding="utf-8")
+    result = run("check", source)
+    assert result.code == 1 and expected in result.lines, result.err
+
+
 SECRET = "TOP-SECRET-TOKEN-5f2c"
 
 

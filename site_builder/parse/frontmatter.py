@@ -72,6 +72,8 @@ def load_yaml(text: str) -> Any:
         return_context = getattr(exc, "context", None)
         message = f"{return_context}: {problem}" if return_context else str(problem)
         raise YamlProblem(message, line) from None
+    except RecursionError:  # thousands of nested brackets: PyYAML recurses per level
+        raise YamlProblem("lists or maps nested too deeply to read", 1) from None
     escape = SURROGATE_ESCAPE.search(text)
     if escape is None:
         return data

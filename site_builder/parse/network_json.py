@@ -73,6 +73,10 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
                                 f"not valid JSON: {exc.msg} (line {exc.lineno} column {exc.colno})",
                                 corrupt_hint(source.text)))
         return None, found
+    except RecursionError:  # thousands of nested brackets: no export is like that
+        found.append(Diagnostic(path, 1, "E601", "not a network export: arrays or objects nested too deeply "
+                                "to read", corrupt_hint(source.text)))
+        return None, found
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
         found.append(Diagnostic(path, 1, "E601", "not a network export: no 'nodes' object",
                                 corrupt_hint(source.text)))
