@@ -264,3 +264,13 @@ def test_an_output_that_cannot_be_written_is_an_error_naming_it_not_a_traceback(
     else:
         assert err.startswith("belief-site: ") and str(out) in err, err
     assert blocker.read_text() == "not a folder"
+
+
+def test_an_output_folder_inside_the_documents_folder_is_refused(cli, tmp_path):
+    """The next build would read the site's files as documents (its vendored README.md: E202)."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    before = tree_digest(source)
+    code, _, err = cli("build", source, "-o", source / "site", "--no-search")
+    assert code == 1 and f"{source / 'site'}: E801 the output folder is inside the documents folder" in err, err
+    assert tree_digest(source) == before
