@@ -130,8 +130,11 @@ def _walk(root: Path) -> Iterable[tuple[str, PurePosixPath, os.DirEntry]]:
     folders (as os.walk with sorted names), skipping dot-files and dot-folders; a linked
     folder is not entered."""
     def visit(folder: str, prefix: str):
-        with os.scandir(folder) as found:
-            entries = sorted((e for e in found if not e.name.startswith(".")), key=lambda e: e.name)
+        try:
+            with os.scandir(folder) as found:
+                entries = sorted((e for e in found if not e.name.startswith(".")), key=lambda e: e.name)
+        except OSError:  # an unreadable folder is skipped, as os.walk does; the rest is read
+            return
         folders = []
         for entry in entries:
             if _is_folder(entry):
@@ -141,10 +144,7 @@ def _walk(root: Path) -> Iterable[tuple[str, PurePosixPath, os.DirEntry]]:
         for entry in folders:
             if not entry.is_symlink():
                 yield from visit(entry.path, f"{prefix}{entry.name}/")
-    try:
-        yield from visit(str(root), "")
-    except OSError:  # an unreadable folder is skipped, as os.walk does
-        return
+    yield from visit(str(root), "")
 
 
 def _is_folder(entry: os.DirEntry) -> bool:

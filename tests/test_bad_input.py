@@ -227,6 +227,28 @@ def _special_files(folder: Path, outside: Path) -> None:
     (folder / "leak.md").symlink_to(outside / "leak.md")
 
 
+def test_an_unreadable_folder_is_skipped_and_the_rest_is_read(tmp_path, monkeypatch, checked):
+    """As os.walk did: a folder that cannot be listed does not stop the walk (root reads any
+    folder, so the refusal is simulated)."""
+    from site_builder import load as load_module
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    (source / "aa").mkdir()
+    (source / "aa" / "x.md").write_text("# aa:x\n\n**IN** · premise\n\nA claim.\n", encoding="utf-8")
+    (source / "zz").mkdir()
+    (source / "zz" / "y.md").write_text("# zz:y\n\n**IN** · premise\n\nA claim.\n", encoding="utf-8")
+    real = os.scandir
+
+    def refusing(folder):
+        if str(folder).endswith("aa"):
+            raise PermissionError(13, "Permission denied", str(folder))
+        return real(folder)
+
+    monkeypatch.setattr(load_module.os, "scandir", refusing)
+    ids = set(checked(source).parsed.network.beliefs)
+    assert "zz:y" in ids and "aa:x" not in ids and SEED in ids
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(), reason="POSIX special files")
 def test_pipes_devices_and_links_out_of_the_folder_are_not_read(tmp_path):
     """A repository (a pull request) can hold links: one to /dev/zero would never end, one to a
