@@ -217,7 +217,12 @@ def cmd_import(args: argparse.Namespace) -> int:
         print("belief-site: nothing written: fix the errors above first", file=sys.stderr)
         return FAILED
     out = Path(args.output)
-    files = imported(checked, out)
+    try:
+        files = imported(checked, out)
+    except RecursionError:  # values nested hundreds deep: the YAML writer recurses per level
+        print(f"belief-site: {source} holds values nested too deeply to write as documents; nothing written",
+              file=sys.stderr)
+        return FAILED
     refused = write_files(files, args.force)
     if refused:
         _report(refused)

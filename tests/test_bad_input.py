@@ -216,6 +216,20 @@ def test_absurdly_nested_json_or_yaml_is_an_error_not_a_traceback(tmp_path, run,
     assert result.code == 1 and expected in result.lines, result.err
 
 
+def test_nesting_that_json_reads_but_later_steps_cannot_is_an_error_not_a_traceback(tmp_path, run):
+    """Hundreds of levels load, but joining surrogate escapes and writing YAML recurse per level."""
+    def network(value: str, text: str = "x") -> str:
+        return '{"nodes": {"a": {"text": "' + text + '", "truth_value": "IN", "metadata": {"deep": ' + value + "}}}}"
+    (tmp_path / "escaped.json").write_text(network("[" * 600 + '"\\ud83d\\ude00"' + "]" * 600, "\\ud83d\\ude00"))
+    (tmp_path / "deep.json").write_text(network("[" * 400 + "1" + "]" * 400))
+    result = run("check", "escaped.json")
+    assert result.code == 1 and "escaped.json:1: E601 not a network export: arrays or objects nested too deeply " \
+                                "to read" in result.lines, result.err
+    result = run("import", "deep.json", "-o", "documents", writes=True)
+    assert result.code == 1 and "deep.json holds values nested too deeply to write as documents" in result.err
+    assert not (tmp_path / "documents").exists()
+
+
 SECRET = "TOP-SECRET-TOKEN-5f2c"
 
 

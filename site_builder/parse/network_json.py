@@ -83,7 +83,12 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
         return None, found
     lines = _key_lines(source.text)
     if SURROGATE_ESCAPE.search(source.text):  # rare: only escapes make surrogates
-        data, lone = _joined(data)
+        try:
+            data, lone = _joined(data)
+        except RecursionError:  # hundreds of nested arrays: joining recurses per level
+            found.append(Diagnostic(path, 1, "E601", "not a network export: arrays or objects nested too "
+                                    "deeply to read", corrupt_hint(source.text)))
+            return None, found
         if lone:
             key, where = lone
             found.append(Diagnostic(path, lines.get(key, 1), "E601",
