@@ -259,8 +259,9 @@ def _stopped(exc: Exception, ctx: RenderContext, out: Path) -> Diagnostic | None
         return template_problem(exc)
     if isinstance(exc, OSError):  # a read-only or missing place, a full disk: the old site stays
         where = f": {exc.filename}" if exc.filename else ""
-        return Diagnostic(str(out), 0, "E806", f"cannot write the site: {exc.strerror or exc}{where}",
-                          "choose an output folder (-o) that this user can create and write")
+        return Diagnostic(str(out), 0, "E806", f"cannot read or write a file of the build: {exc.strerror or exc}{where}",
+                          "the output folder (-o) must be one this user can create and write; the "
+                          "templates folder's files must be readable")
     return None
 
 

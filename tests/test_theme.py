@@ -108,6 +108,8 @@ BROKEN = {  # template, its text, the line reported (0: none), the message
     "_macros.html from before the row macros": ("_macros.html", _without_index_row(_theme("_macros.html")), 0,
                                                 "TemplateRuntimeError: _macros.html defines no macro 'index_row'"),
     "a Python error in template code": ("belief.html", ZERO, 3, "ZeroDivisionError: integer division or modulo by zero"),
+    "an error in a Jinja filter": ("404.html", "{% extends 'base.html' %}\n{% block main %}\n{{ '%d'|format('x') }}\n"
+                                   "{% endblock %}\n", 3, "TypeError: %d format: a real number is required"),
 }
 
 

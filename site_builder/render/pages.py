@@ -99,10 +99,13 @@ def template_location(exc: BaseException) -> tuple[str | None, int]:
 
 
 def raised_by_template(exc: BaseException) -> bool:
-    """A template error, or another error raised by a template's own code (`{{ 1 // 0 }}`),
-    not by the Python it calls."""
+    """A template error, or another error raised by a template's own code (`{{ 1 // 0 }}`) or
+    by Jinja's filters it calls (`{{ "%d"|format("x") }}`), not by belief-site's code."""
+    if isinstance(exc, jinja2.TemplateError):
+        return True
     frames = _frames(exc)
-    return isinstance(exc, jinja2.TemplateError) or bool(frames) and frames[-1][0].endswith(TEMPLATE_FILES)
+    last = max((k for k, (name, _) in enumerate(frames) if name.endswith(TEMPLATE_FILES)), default=None)
+    return last is not None and not any(f"{os.sep}site_builder{os.sep}" in name for name, _ in frames[last + 1:])
 
 
 def template_problem(exc: BaseException) -> Diagnostic:
