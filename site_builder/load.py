@@ -12,7 +12,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from .config import holds_surrogate
 from .diagnostics import Diagnostic
@@ -125,26 +125,27 @@ def read_source(read: Callable[[], bytes], shown: str, relative: PurePosixPath,
     return None if text is None else SourceFile(shown, relative, text, bom, crlf)
 
 
-def _walk(root: Path) -> Iterable[tuple[str, PurePosixPath, os.DirEntry]]:
+def _walk(root: Path) -> Iterator[tuple[str, PurePosixPath, os.DirEntry]]:
     """Sorted (path, relative, entry) of the files under root, a folder's files before its
     folders (as os.walk with sorted names), skipping dot-files and dot-folders; a linked
-    folder is not entered."""
-    def visit(folder: str, prefix: str):
+    folder is not entered, nor one that cannot be listed (as os.walk). A stack, not
+    recursion: a tree may be thousands of folders deep."""
+    stack = [(str(root), "")]
+    while stack:
+        folder, prefix = stack.pop()
         try:
             with os.scandir(folder) as found:
                 entries = sorted((e for e in found if not e.name.startswith(".")), key=lambda e: e.name)
-        except OSError:  # an unreadable folder is skipped, as os.walk does; the rest is read
-            return
+        except OSError:
+            continue
         folders = []
         for entry in entries:
             if _is_folder(entry):
-                folders.append(entry)
+                if not entry.is_symlink():
+                    folders.append((entry.path, f"{prefix}{entry.name}/"))
             else:
                 yield entry.path, PurePosixPath(prefix + entry.name), entry
-        for entry in folders:
-            if not entry.is_symlink():
-                yield from visit(entry.path, f"{prefix}{entry.name}/")
-    yield from visit(str(root), "")
+        stack.extend(reversed(folders))
 
 
 def _is_folder(entry: os.DirEntry) -> bool:
@@ -157,24 +158,34 @@ def _is_folder(entry: os.DirEntry) -> bool:
 def _reader(path: str, entry: os.DirEntry, inside: str) -> Callable[[], bytes]:
     """How to read one file of a documents folder. Only regular files of the folder are read:
     a pipe or a device would block or never end (a link to /dev/zero), and a link to
-    elsewhere would publish a file from outside it (a key, /proc/self/environ) through a
-    page or a diagnostic. Either is E101, with nothing read."""
+    elsewhere, or to a hidden file of the folder (.env), would publish it (a key,
+    /proc/self/environ) through a page or a diagnostic. Each is E101, with nothing read."""
     if entry.is_file(follow_symlinks=False):  # the usual case: no system call beyond the walk's
         return Path(path).read_bytes
 
     def checked() -> bytes:
         real = os.path.realpath(path)
-        if entry.is_symlink() and not real.startswith(inside):
-            raise OSError(errno.EACCES, "a link to a file outside the documents folder (not followed)")
-        handle = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a pipe must not block the open
-        try:
-            if not stat.S_ISREG(os.fstat(handle).st_mode):
-                raise OSError(errno.EINVAL, "not a regular file (a pipe, a device or a socket; not read)")
-            with os.fdopen(handle, "rb", closefd=False) as opened:
-                return opened.read()
-        finally:
-            os.close(handle)
+        if entry.is_symlink():
+            if not real.startswith(inside):
+                raise OSError(errno.EACCES, "a link to a file outside the documents folder (not followed)")
+            if any(part.startswith(".") for part in real[len(inside):].split(os.sep)):
+                raise OSError(errno.EACCES, "a link to a hidden file of the documents folder (not followed)")
+        return _read_regular(real)
     return checked
+
+
+def _read_regular(path: str) -> bytes:
+    """The bytes of a regular file; a pipe, a device or a socket is refused before any read
+    (the open does not wait for a pipe's writer)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    handle = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a pipe, a device or a socket; not read)")
+        with os.fdopen(handle, "rb", closefd=False) as opened:
+            return opened.read()
+    finally:
+        os.close(handle)
 
 
 Vouch = Callable[[str, Path, PurePosixPath], "SourceFile | None"]
@@ -194,7 +205,7 @@ def load(source: str | Path, vouched: Vouch | None = None) -> Sources:
         return Sources(shown_root, DOCUMENTS, (), None, tuple(found))
     kind = source_kind(root)
     if kind != DOCUMENTS:
-        one = read_source(root.read_bytes, shown_root, PurePosixPath(root.name), found)
+        one = read_source(lambda: _read_regular(str(root)), shown_root, PurePosixPath(root.name), found)
         return Sources(shown_root, kind, (one,) if one else (), None, tuple(found))
     spared = None if vouched is None else lambda shown, relative: vouched(shown, root / relative, relative)
     inside = os.path.join(os.path.realpath(root), "")

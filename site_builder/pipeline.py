@@ -180,7 +180,7 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
         problem = Diagnostic(str(cache), 0, "E801", "the cache folder is inside the output folder",
                              "choose a --cache-dir outside -o (the output folder is replaced)")
         return Built(kept, (*diagnostics, problem), 0, False)
-    if source.is_dir() and Path(os.path.abspath(out)).is_relative_to(os.path.abspath(source)):
+    if source.is_dir() and Path(os.path.realpath(out)).is_relative_to(os.path.realpath(source)):
         problem = Diagnostic(str(out), 0, "E801", "the output folder is inside the documents folder",
                              "choose an -o folder outside it: the next build would read the site's files "
                              "as belief documents")

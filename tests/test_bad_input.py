@@ -239,6 +239,28 @@ def _special_files(folder: Path, outside: Path) -> None:
     (folder / "zero.md").symlink_to("/dev/zero")
     (outside / "leak.md").write_text(f"# leak\n\n**IN** · premise\n\n{SECRET}\n", encoding="utf-8")
     (folder / "leak.md").symlink_to(outside / "leak.md")
+    (folder / ".private").mkdir()
+    (folder / ".private" / "env").write_text(f"API_KEY={SECRET}\n", encoding="utf-8")
+    (folder / "env.md").symlink_to(".private/env")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX pipes")
+def test_a_pipe_given_as_the_network_json_is_an_error_not_a_hang(tmp_path):
+    os.mkfifo(tmp_path / "network.json")
+    done = subprocess.run([sys.executable, "-m", "site_builder.cli", "check", "network.json"],
+                          capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert done.returncode == 1 and "network.json: E101 cannot read file: not a regular file" in done.stderr
+
+
+def test_a_tree_thousands_of_folders_deep_is_read(tmp_path, checked):
+    folder = where = tmp_path / "beliefs"
+    folder.mkdir()
+    for _ in range(1100):  # one by one: os.makedirs itself recurses per folder
+        where = where / "d"
+        where.mkdir()
+    (where / "x.md").write_text("# x\n\n**IN** · premise\n\nA claim.\n", encoding="utf-8")
+    found = checked(folder)
+    assert [d.code for d in found.diagnostics] == ["E203"]  # read: its id is not its path
 
 
 def test_an_unreadable_folder_is_skipped_and_the_rest_is_read(tmp_path, monkeypatch, checked):
@@ -277,11 +299,12 @@ def test_pipes_devices_and_links_out_of_the_folder_are_not_read(tmp_path):
     site = tmp_path / "site"
     done = subprocess.run([sys.executable, "-m", "site_builder.cli", "build", str(source), "-o", str(site),
                            "--keep-going", "--no-search", "--no-cache"],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                          capture_output=True, text=True, timeout=30, cwd=tmp_path)
     assert "Traceback" not in done.stderr, done.stderr
     assert f"{source}/pipe.md: E101 cannot read file: not a regular file" in done.stderr
     for name in ("zero.md", "leak.md"):
         assert f"{source}/{name}: E101 cannot read file: a link to a file outside the documents folder" in done.stderr
+    assert f"{source}/env.md: E101 cannot read file: a link to a hidden file of the documents folder" in done.stderr
     assert f"{source}/sub/inner.md:1: E203" in done.stderr  # read: its id is not its path
     assert SECRET not in done.stderr + done.stdout
     assert not any(SECRET.encode() in p.read_bytes() for p in site.rglob("*") if p.is_file())

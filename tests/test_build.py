@@ -271,6 +271,8 @@ def test_an_output_folder_inside_the_documents_folder_is_refused(cli, tmp_path):
     source = tmp_path / "beliefs"
     shutil.copytree(EXAMPLE, source)
     before = tree_digest(source)
-    code, _, err = cli("build", source, "-o", source / "site", "--no-search")
-    assert code == 1 and f"{source / 'site'}: E801 the output folder is inside the documents folder" in err, err
+    (tmp_path / "link").symlink_to(source)
+    for out in (source / "site", tmp_path / "link" / "site"):  # also through a link to the folder
+        code, _, err = cli("build", source, "-o", out, "--no-search")
+        assert code == 1 and f"{out}: E801 the output folder is inside the documents folder" in err, err
     assert tree_digest(source) == before
