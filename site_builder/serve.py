@@ -415,8 +415,10 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         _say("belief-site serve needs watchfiles: pip install watchfiles")
         return FAILED
-    _, _, source = _settings(args)
-    if not source.exists():
+    _, problems, source = _settings(args)
+    if not source.exists():  # the configuration's problems first: they may be why
+        if problems:
+            _say(format_all(problems, "text"))
         _say(f"belief-site: source {source} not found (pass a documents folder or a network.json)")
         return USAGE
     if not 0 <= args.port <= 65535:

@@ -255,12 +255,19 @@ def test_a_pipe_given_as_the_network_json_is_an_error_not_a_hang(tmp_path):
 def test_a_tree_thousands_of_folders_deep_is_read(tmp_path, checked):
     folder = where = tmp_path / "beliefs"
     folder.mkdir()
+    made = []
     for _ in range(1100):  # one by one: os.makedirs itself recurses per folder
         where = where / "d"
         where.mkdir()
+        made.append(where)
     (where / "x.md").write_text("# x\n\n**IN** · premise\n\nA claim.\n", encoding="utf-8")
-    found = checked(folder)
-    assert [d.code for d in found.diagnostics] == ["E203"]  # read: its id is not its path
+    try:
+        found = checked(folder)
+        assert [d.code for d in found.diagnostics] == ["E203"]  # read: its id is not its path
+    finally:  # bottom up: shutil.rmtree (pytest's clean-up of old runs) recurses per folder on 3.11
+        (where / "x.md").unlink()
+        for made_folder in reversed(made):
+            made_folder.rmdir()
 
 
 def test_an_unreadable_folder_is_skipped_and_the_rest_is_read(tmp_path, monkeypatch, checked):

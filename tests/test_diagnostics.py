@@ -231,7 +231,7 @@ def test_e802_unreadable_config(tmp_path, monkeypatch, cli):
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("command", ["check", "build", "export", "fmt"])
+@pytest.mark.parametrize("command", ["check", "build", "export", "fmt", "serve"])
 @pytest.mark.parametrize("config, expected", [("nowhere.yml", "nowhere.yml: E802 configuration file not found"),
                                               ("broken.yml", "broken.yml:3: E802 cannot read the configuration")])
 def test_a_configuration_that_names_no_source_is_reported_before_the_missing_source(tmp_path, monkeypatch, cli,
