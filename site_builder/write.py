@@ -283,10 +283,14 @@ def _link(origin: str, target: str) -> None:
 
 
 def _swap(temp: Path, out: Path) -> None:
-    if not out.exists():
+    """The new site in `out`, the old one removed; a failure names `out`, not the staging folder."""
+    try:
+        if not out.exists():
+            os.replace(temp, out)
+            return
+        old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old-"))
+        os.replace(out, old / "site")
         os.replace(temp, out)
-        return
-    old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old-"))
-    os.replace(out, old / "site")
-    os.replace(temp, out)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(out)) from exc
     remove_tree(old)

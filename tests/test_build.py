@@ -266,6 +266,15 @@ def test_an_output_that_cannot_be_written_is_an_error_naming_it_not_a_traceback(
     assert blocker.read_text() == "not a folder"
 
 
+def test_a_dangling_link_as_the_output_is_an_error_naming_it(cli, tmp_path):
+    out = tmp_path / "site"
+    out.symlink_to(tmp_path / "nowhere")
+    code, _, err = cli("build", EXAMPLE, "-o", out, "--no-cache")
+    assert code == 1 and "Traceback" not in err, err
+    assert f"{out}: E806 cannot read or write a file of the build: Not a directory: {out}\n" in err, err
+    assert out.is_symlink() and not list(tmp_path.glob(".site.new-*"))
+
+
 def test_an_output_folder_inside_the_documents_folder_is_refused(cli, tmp_path):
     """The next build would read the site's files as documents (its vendored README.md: E202)."""
     source = tmp_path / "beliefs"
