@@ -150,9 +150,9 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     cache folder (this one waits for it)."""
     stages = stages or Stages()
     source = config.source_path()
-    inside = cache is not None and Path(os.path.abspath(cache)).is_relative_to(os.path.abspath(out))
+    misplaced = _misplaced(out, cache, source)
     with stages.stage("read and evaluate"):
-        documents = DocumentsCache.open(cache) if cache is not None and not inside else None
+        documents = DocumentsCache.open(cache) if cache is not None and misplaced is None else None
         checked = check(source, config.panel_max_items, documents.facts if documents else None,
                         documents.vouch if documents else None)
         kept = _kept(checked, source, keep_going, strict)
@@ -176,15 +176,8 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
                 return Built(kept, (*checked.diagnostics, *unreadable), 0, False)
             diff = compare(base, side_of(config.source, kept.evaluation), config.panel_max_items)
         ctx = replace(ctx, diff=diff, marks=diff.marks())
-    if inside:
-        problem = Diagnostic(str(cache), 0, "E801", "the cache folder is inside the output folder",
-                             "choose a --cache-dir outside -o (the output folder is replaced)")
-        return Built(kept, (*diagnostics, problem), 0, False)
-    if source.is_dir() and Path(os.path.realpath(out)).is_relative_to(os.path.realpath(source)):
-        problem = Diagnostic(str(out), 0, "E801", "the output folder is inside the documents folder",
-                             "choose an -o folder outside it: the next build would read the site's files "
-                             "as belief documents")
-        return Built(kept, (*diagnostics, problem), 0, False)
+    if misplaced is not None:
+        return Built(kept, (*diagnostics, misplaced), 0, False)
     with ExitStack() as held:
         if cache is not None:
             try:
@@ -193,6 +186,24 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
                 diagnostics.append(_no_cache(cache, exc))
                 cache = None
         return _produce(kept, ctx, out, jobs, cache, stages, progress, diagnostics, documents)
+
+
+def _misplaced(out: Path, cache: Path | None, source: Path) -> Diagnostic | None:
+    """E801 for a cache folder inside the output folder (which is replaced), or an output or
+    cache folder inside the documents folder, where the next build would read its files as
+    documents (links followed; a dot-folder is never read)."""
+    if cache is not None and Path(os.path.abspath(cache)).is_relative_to(os.path.abspath(out)):
+        return Diagnostic(str(cache), 0, "E801", "the cache folder is inside the output folder",
+                          "choose a --cache-dir outside -o (the output folder is replaced)")
+    home = Path(os.path.realpath(source)) if source.is_dir() else None
+    for folder, what, flag in ((out, "output", "-o"), (cache, "cache", "--cache-dir")):
+        where = Path(os.path.realpath(folder)) if folder is not None and home is not None else None
+        if where is not None and where.is_relative_to(home) and \
+                not any(part.startswith(".") for part in where.relative_to(home).parts):
+            return Diagnostic(str(folder), 0, "E801", f"the {what} folder is inside the documents folder",
+                              f"choose a {flag} folder outside it (or a dot-folder, which is never read): "
+                              "the next build would read its files as belief documents")
+    return None
 
 
 def _save_documents(documents: DocumentsCache | None, facts: tuple[Facts, ...], cache: Path | None,

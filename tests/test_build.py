@@ -284,4 +284,8 @@ def test_an_output_folder_inside_the_documents_folder_is_refused(cli, tmp_path):
     for out in (source / "site", tmp_path / "link" / "site"):  # also through a link to the folder
         code, _, err = cli("build", source, "-o", out, "--no-search")
         assert code == 1 and f"{out}: E801 the output folder is inside the documents folder" in err, err
+    code, _, err = cli("build", source, "-o", tmp_path / "site", "--cache-dir", source / "cache", "--no-search")
+    assert code == 1 and f"{source / 'cache'}: E801 the cache folder is inside the documents folder" in err, err
     assert tree_digest(source) == before
+    for hidden in ("-o", source / ".site"), ("--cache-dir", source / ".cache"):  # dot-folders are never read
+        assert cli("build", source, "-o", tmp_path / "site", "--no-search", *hidden)[0] == 0
