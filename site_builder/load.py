@@ -11,7 +11,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePath, PurePosixPath
 from typing import Callable, Iterable, Iterator
 
 from .config import holds_surrogate
@@ -125,6 +125,11 @@ def read_source(read: Callable[[], bytes], shown: str, relative: PurePosixPath,
     return None if text is None else SourceFile(shown, relative, text, bom, crlf)
 
 
+def hidden(relative: PurePath) -> bool:
+    """True for a path under a dot-file or dot-folder of a documents folder: never read."""
+    return any(part.startswith(".") for part in relative.parts)
+
+
 def _walk(root: Path) -> Iterator[tuple[str, PurePosixPath, os.DirEntry]]:
     """Sorted (path, relative, entry) of the files under root, a folder's files before its
     folders (as os.walk with sorted names), skipping dot-files and dot-folders; a linked
@@ -168,7 +173,7 @@ def _reader(path: str, entry: os.DirEntry, inside: str) -> Callable[[], bytes]:
         if entry.is_symlink():
             if not real.startswith(inside):
                 raise OSError(errno.EACCES, "a link to a file outside the documents folder (not followed)")
-            if any(part.startswith(".") for part in real[len(inside):].split(os.sep)):
+            if hidden(PurePath(real[len(inside):])):
                 raise OSError(errno.EACCES, "a link to a hidden file of the documents folder (not followed)")
         return _read_regular(real)
     return checked

@@ -17,7 +17,7 @@ from .evaluate import DEFAULT_LIMIT, Evaluation, evaluate
 from .fmt import encode, format_document
 from .ids import document_path
 from .load import load
-from .load import SourceFile, Vouch
+from .load import SourceFile, Vouch, hidden
 from .parse import Facts, Parsed, parse
 from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
@@ -195,11 +195,12 @@ def _misplaced(out: Path, cache: Path | None, source: Path) -> Diagnostic | None
     if cache is not None and Path(os.path.abspath(cache)).is_relative_to(os.path.abspath(out)):
         return Diagnostic(str(cache), 0, "E801", "the cache folder is inside the output folder",
                           "choose a --cache-dir outside -o (the output folder is replaced)")
-    home = Path(os.path.realpath(source)) if source.is_dir() else None
+    if not source.is_dir():
+        return None
+    home = Path(os.path.realpath(source))
     for folder, what, flag in ((out, "output", "-o"), (cache, "cache", "--cache-dir")):
-        where = Path(os.path.realpath(folder)) if folder is not None and home is not None else None
-        if where is not None and where.is_relative_to(home) and \
-                not any(part.startswith(".") for part in where.relative_to(home).parts):
+        where = Path(os.path.realpath(folder)) if folder is not None else None
+        if where is not None and where.is_relative_to(home) and not hidden(where.relative_to(home)):
             return Diagnostic(str(folder), 0, "E801", f"the {what} folder is inside the documents folder",
                               f"choose a {flag} folder outside it (or a dot-folder, which is never read): "
                               "the next build would read its files as belief documents")
@@ -214,10 +215,9 @@ def _save_documents(documents: DocumentsCache | None, facts: tuple[Facts, ...], 
         return []
     try:
         with locked(cache, waiting):
-            documents.save(facts)
-    except OSError as exc:
+            return _keep_documents(documents, facts, cache)
+    except OSError as exc:  # the lock itself
         return [_no_cache(cache, exc)]
-    return []
 
 
 def _no_cache(cache: Path, exc: OSError) -> Diagnostic:

@@ -6,9 +6,10 @@ import os
 import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from functools import partial
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from .diagnostics import Diagnostic
 
@@ -45,11 +46,9 @@ def write_files(files: Iterable[tuple[Path, bytes]], force: bool = False) -> lis
 def replace_file(path: Path, data: bytes) -> None:
     """Write atomically: a temporary file beside the target, then rename over it. A failure
     names the target, not the temporary file."""
-    try:
+    with _naming(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
@@ -114,13 +113,20 @@ def write_site(files: Files, out: Path) -> tuple[set[str], list[Diagnostic]]:
     return written, []
 
 
-def _staging(out: Path) -> Path:
-    """A new temporary folder beside `out`; a failure names `out` (the folder the user chose)."""
+@contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """An OSError inside names `path` (what the user chose), not a temporary file beside it."""
     try:
+        yield
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+
+
+def _staging(out: Path) -> Path:
+    """A new temporary folder beside `out`."""
+    with _naming(out):
         out.parent.mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror or str(exc), str(out)) from exc
 
 
 def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str]) -> tuple[set[str], list[Diagnostic]]:
@@ -283,14 +289,12 @@ def _link(origin: str, target: str) -> None:
 
 
 def _swap(temp: Path, out: Path) -> None:
-    """The new site in `out`, the old one removed; a failure names `out`, not the staging folder."""
-    try:
+    """The new site in `out`, the old one removed."""
+    with _naming(out):
         if not out.exists():
             os.replace(temp, out)
             return
         old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old-"))
         os.replace(out, old / "site")
         os.replace(temp, out)
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror or str(exc), str(out)) from exc
     remove_tree(old)

@@ -36,6 +36,11 @@ def corrupt_hint(text: str) -> str:
     return "check that the file is a complete `reasons export` (JSON object with 'nodes')"
 
 
+def _too_deep(source: SourceFile) -> Diagnostic:
+    return Diagnostic(source.path, 1, "E601", "not a network export: arrays or objects nested too deeply to read",
+                      corrupt_hint(source.text))
+
+
 def _pairs_hook(duplicates: list[str]):
     def hook(pairs):
         found = dict(pairs)
@@ -74,9 +79,7 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
                                 corrupt_hint(source.text)))
         return None, found
     except RecursionError:  # thousands of nested brackets: no export is like that
-        found.append(Diagnostic(path, 1, "E601", "not a network export: arrays or objects nested too deeply "
-                                "to read", corrupt_hint(source.text)))
-        return None, found
+        return None, [_too_deep(source)]
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
         found.append(Diagnostic(path, 1, "E601", "not a network export: no 'nodes' object",
                                 corrupt_hint(source.text)))
@@ -86,9 +89,7 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
         try:
             data, lone = _joined(data)
         except RecursionError:  # hundreds of nested arrays: joining recurses per level
-            found.append(Diagnostic(path, 1, "E601", "not a network export: arrays or objects nested too "
-                                    "deeply to read", corrupt_hint(source.text)))
-            return None, found
+            return None, [*found, _too_deep(source)]
         if lone:
             key, where = lone
             found.append(Diagnostic(path, lines.get(key, 1), "E601",
