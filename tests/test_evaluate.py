@@ -213,3 +213,74 @@ def test_per_belief_lists_are_bounded_on_a_wide_fan():
     wide = [premise(f"p{i:04d}") for i in range(300)] + [derived("all", sl(*[f"p{i:04d}" for i in range(300)]))]
     listed = trace(evaluate(net(*wide), limit=50), "all")
     assert not listed.complete and len(listed.items) == 50 and listed.shown_count == "50+"
+
+
+def _networks():
+    """Random networks: premises IN or OUT, justifications citing any id (later ones make
+    cycles), missing ids and self-references included."""
+    from hypothesis import strategies as st
+
+    ids = [f"b{i}" for i in range(8)]
+    refs = st.lists(st.sampled_from([*ids, "gone"]), max_size=3)
+    just = st.builds(lambda a, o: sl(*a, unless=tuple(o)), refs, refs)
+
+    @st.composite
+    def build(draw):
+        n = draw(st.integers(1, len(ids)))
+        beliefs = []
+        for belief_id in ids[:n]:
+            justs = draw(st.lists(just, max_size=2))
+            declared = draw(st.sampled_from([IN, OUT]))
+            beliefs.append(derived(belief_id, *justs, declared=declared) if justs
+                           else premise(belief_id, declared))
+        return net(*beliefs)
+    return build()
+
+
+def _as_sets(ev):
+    """An evaluation without the component numbering (any topological order is right)."""
+    groups = {frozenset(ev.members.get(p, (i,))) for i, p in ev.component.items()}
+    cycles = {frozenset(ev.members[p]) for p in ev.outlist_cycle}
+    return (ev.status, ev.pinned, ev.supporting, ev.depth, ev.dependents, ev.trace, groups, cycles,
+            ev.diagnostics)
+
+
+def test_the_fast_order_of_acyclic_networks_evaluates_as_networkx_does(monkeypatch):
+    """graphlib orders acyclic networks; networkx's condensation (every network with a cycle)
+    must give the same evaluation on any network, acyclic ones included."""
+    import graphlib
+
+    from hypothesis import given, settings
+
+    import site_builder.evaluate as evaluation
+
+    class Cyclic(graphlib.TopologicalSorter):
+        def static_order(self):
+            raise graphlib.CycleError("forced")
+
+    @settings(max_examples=300, deadline=None)
+    @given(_networks())
+    def check(network):
+        fast = evaluate(network)
+        monkeypatch.setattr(evaluation.graphlib, "TopologicalSorter", Cyclic)
+        try:
+            slow = evaluate(network)
+        finally:
+            monkeypatch.undo()
+        assert _as_sets(fast) == _as_sets(slow)
+    check()
+
+
+def test_evaluating_an_acyclic_network_leaves_networkx_unloaded():
+    """networkx costs 0.1 s to import, a tenth of an incremental build: only cycles need it."""
+    import subprocess
+    code = ("import sys\n"
+            "from site_builder.evaluate import evaluate\n"
+            "from tests.test_evaluate import _chain, net, premise, derived, sl\n"
+            "evaluate(_chain(50))\n"
+            "assert 'networkx' not in sys.modules, 'acyclic'\n"
+            "evaluate(net(derived('a', sl('b')), derived('b', sl('a'))))\n"
+            "assert 'networkx' in sys.modules, 'cycle'\n")
+    root = str(__import__("pathlib").Path(__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

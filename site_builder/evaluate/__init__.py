@@ -1,16 +1,15 @@
 """Evaluate: a Network -> truth values, depth, dependents and trace, once per build.
 
-Spec §1.7 and §3.4. Everything is iterative (networkx condensation and topological
-order), so a 100,000-belief chain never meets the recursion limit.
+Spec §1.7 and §3.4. Everything is iterative (a topological order of the strongly
+connected components), so a 100,000-belief chain never meets the recursion limit.
 """
 
 from __future__ import annotations
 
+import graphlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Mapping
-
-import networkx as nx
+from typing import Mapping, Sequence
 
 from ..diagnostics import Diagnostic
 from ..model import IN, OUT, Belief, Network
@@ -64,35 +63,43 @@ class Evaluation:
         return belief_id in self.pinned
 
 
-def _graph(beliefs: Mapping[str, Belief]) -> nx.DiGraph:
+def _components(beliefs: Mapping[str, Belief]) -> list[tuple[str, ...]]:
+    """The strongly connected components (members sorted) in topological order, antecedents
+    first. Most networks are acyclic: graphlib orders them without building a graph, 4x
+    faster than networkx's condensation, and networkx (0.1 s to import) is loaded only for
+    a network with a cycle."""
+    cited = {b.id: [ref for ref, _, _ in references(b) if ref in beliefs] for b in beliefs.values()}
+    try:
+        return [(m,) for m in graphlib.TopologicalSorter(cited).static_order()]
+    except graphlib.CycleError:
+        pass
+    import networkx as nx
+
     graph = nx.DiGraph()
     graph.add_nodes_from(beliefs)
-    for belief in beliefs.values():
-        for ref, _, role in references(belief):
-            if ref in beliefs:
-                if graph.has_edge(ref, belief.id):
-                    graph[ref][belief.id]["out"] |= role == "outlist"
-                else:
-                    graph.add_edge(ref, belief.id, out=role == "outlist")
-    return graph
+    graph.add_edges_from((ref, belief_id) for belief_id, refs in cited.items() for ref in refs)
+    condensed = nx.condensation(graph)
+    return [tuple(sorted(condensed.nodes[node]["members"])) for node in nx.topological_sort(condensed)]
+
+
+def _through_outlist(beliefs: Mapping[str, Belief], group: Sequence[str]) -> bool:
+    """True when a member of the cycle `group` has another member in an outlist."""
+    inside = set(group)
+    return any(ref in inside for m in group for ref, _, role in references(beliefs[m]) if role == "outlist")
 
 
 def evaluate(network: Network, limit: int = DEFAULT_LIMIT) -> Evaluation:
     """Network -> Evaluation (truth values, depth, dependents, trace, diagnostics)."""
     beliefs = network.beliefs
     found: list[Diagnostic] = []
-    graph = _graph(beliefs)
-    condensed = nx.condensation(graph)
-    order = list(nx.topological_sort(condensed))
+    order = _components(beliefs)
     pinned = {b.id for b in beliefs.values() if is_retracted(b)}
     status: dict[str, str] = {}
     component, members, outlist_cycle = {}, {}, set()
-    for position, node in enumerate(order):
-        group = sorted(condensed.nodes[node]["members"])
+    for position, group in enumerate(order):
         for m in group:
             component[m] = position
-        has_out = len(group) > 1 and any(
-            graph[u][v]["out"] for u in group for v in graph.successors(u) if v in group)
+        has_out = len(group) > 1 and _through_outlist(beliefs, group)
         if len(group) > 1:
             members[position] = tuple(group)
             _cycle_diagnostic(beliefs, group, has_out, found)
@@ -107,8 +114,8 @@ def evaluate(network: Network, limit: int = DEFAULT_LIMIT) -> Evaluation:
                for b in beliefs.values()}
     _status_diagnostics(network, status, found)
     dependents = _dependents(beliefs)
-    depth = _depth(beliefs, order, condensed, component)
-    trace = _trace(beliefs, order, condensed, limit)
+    depth = _depth(beliefs, order, component)
+    trace = _trace(beliefs, order, limit)
     return Evaluation(network, status, frozenset(pinned), support, depth, dependents, trace,
                       component, members, frozenset(outlist_cycle), limit, tuple(found))
 
@@ -209,11 +216,10 @@ def _dependents(beliefs: Mapping[str, Belief]) -> dict[str, tuple]:
     return {k: tuple(sorted(v, key=lambda d: (d.id, d.index, d.role))) for k, v in out.items()}
 
 
-def _depth(beliefs, order, condensed, component) -> dict[str, int]:
+def _depth(beliefs, order, component) -> dict[str, int]:
     """§1.5: premise 0; derived 1 + max antecedent depth (outlists, self, missing ignored)."""
     depth: dict[str, int] = {}
-    for position, node in enumerate(order):
-        group = condensed.nodes[node]["members"]
+    for position, group in enumerate(order):
         best, derived = 0, False
         for m in group:
             belief = beliefs[m]
@@ -227,17 +233,16 @@ def _depth(beliefs, order, condensed, component) -> dict[str, int]:
     return depth
 
 
-def _trace(beliefs, order, condensed, limit: int) -> dict[str, tuple[str, ...]]:
+def _trace(beliefs, order, limit: int) -> dict[str, tuple[str, ...]]:
     """Premises per belief (§1.6), each list capped at limit+1 so the total stays linear."""
     trace: dict[str, tuple[str, ...]] = {}
-    for node in order:
-        group = condensed.nodes[node]["members"]
+    for group in order:
         if len(group) == 1:
             (m,) = group
             if beliefs[m].is_premise:
                 trace[m] = (m,)
                 continue
-        sources = [trace[a] for m in sorted(group) for j in beliefs[m].justifications
+        sources = [trace[a] for m in group for j in beliefs[m].justifications
                    for a in j.antecedents if a in beliefs and a not in group]
         result = sources[0] if len(sources) == 1 else _merge(sources, limit + 1)
         for m in group:
