@@ -34,7 +34,7 @@ values = st.recursive(st.none() | st.integers() | keys,
 
 @settings(max_examples=300, derandomize=True)
 @given(st.dictionaries(keys, values, max_size=4), st.sampled_from([None, 0, 1, 2, 4, "\t", "\r", "\r\n "]),
-       st.sampled_from([(",", ": "), (",", ":"), (" , ", " : ")]), st.booleans())
+       st.sampled_from([(",", ": "), (",", ":"), (" , ", " : "), (",", "\n: "), (",", " :\n  ")]), st.booleans())
 def test_the_scan_finds_the_lines_the_plain_pattern_finds(data, indent, separators, ascii_only):
     text = json.dumps({"nodes": data, **data}, indent=indent, separators=separators, ensure_ascii=ascii_only)
     assert _key_lines(text) == plain_lines(text)
