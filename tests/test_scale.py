@@ -188,6 +188,49 @@ EDITS = {"claim": _claim, "busy premise claim": _premise_claim, "retract premise
          "metadata and challenges": _metadata, "no-op": _nothing, "pin": _pin}
 
 
+def _changed(value):
+    """Another value of the same kind (every field of a belief or justification)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (str, int)):
+        return value + ("x" if isinstance(value, str) else 1)
+    if isinstance(value, dict):
+        return {**value, "added": 1}
+    if value is None:
+        return ("text",)
+    return (*value, value[0]) if value else ("x",)
+
+
+def test_every_content_field_changes_a_beliefs_digest_and_no_location_does():
+    """A belief's pages are kept while its digest (cache.texts) is unchanged: an edit of any
+    field a page may show must change it; where the belief was read must not (an edit above
+    it moves every later line)."""
+    from dataclasses import fields, replace
+    from types import SimpleNamespace
+
+    from site_builder.model import Belief, Justification
+
+    def digest_of(belief):
+        ctx = SimpleNamespace(evaluation=SimpleNamespace(network=SimpleNamespace(beliefs={"a": belief})))
+        return cache_module.texts(ctx)["a"]
+
+    just = Justification("SL", ("p",), ("q",), "label", {"k": 1}, line=3, ante_lines=(4,), out_lines=(5,),
+                         ante_tags=("IN",), out_tags=("OUT",))
+    belief = Belief("a", "claim", justifications=(just,), metadata={"m": 1}, summary="s", extra={"e": 1},
+                    json_fields=("text",), path="x.md", line=7)
+    base = digest_of(belief)
+    location = {"path", "line", "ante_lines", "out_lines"}
+    for f in fields(Belief):
+        if f.name != "justifications":
+            moved = digest_of(replace(belief, **{f.name: _changed(getattr(belief, f.name))}))
+            assert (moved == base) == (f.name in location), f.name
+    for f in fields(Justification):
+        edited = replace(just, **{f.name: _changed(getattr(just, f.name))})
+        moved = digest_of(replace(belief, justifications=(edited,)))
+        assert (moved == base) == (f.name in location), f"justification {f.name}"
+    assert digest_of(replace(belief, justifications=(just, just))) != base
+
+
 @pytest.mark.parametrize("edit", list(EDITS))
 def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, generated, tmp_path, edit):
     source = tmp_path / "network.json"
