@@ -341,12 +341,18 @@ class Rows:
 
 class _RowPart:
     """One part's rows: {"format", "salt", "rows": {id: [content hash, row]}}. A file of
-    another salt, or damaged, keeps nothing; the rows are written back only when one changed."""
+    another salt, or damaged, keeps nothing. The rows are written back only when more than
+    one in REWRITE_SHARE was made: after a claim edit, encoding every row again cost more
+    than making the one that changed, which the next build makes again instead (its content
+    hash tells it from the kept one)."""
+
+    REWRITE_SHARE = 64
 
     def __init__(self, path: Path, salt: str, texts: dict[str, str]) -> None:
         self._path, self._salt, self._texts = path, salt, texts
         self._old = self._load()
         self._new: dict[str, list[str]] = {}
+        self._made = 0
 
     def _load(self) -> dict[str, list[str]]:
         try:
@@ -362,15 +368,20 @@ class _RowPart:
             return {}
         return rows
 
-    def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = ()) -> str:
-        content = self._texts.get(belief_id, "") + "".join(self._texts.get(i, "-") for i in shows)
+    def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = (),
+            own: bool = True) -> str:
+        known = self._texts.get(belief_id, "")  # the salt covers which beliefs there are
+        content = (known if own else "=" if known else "") + "".join(self._texts.get(i, "-") for i in shows)
         found = self._old.get(belief_id)
-        value = found[1] if found is not None and found[0] == content and content else make()
+        if found is not None and found[0] == content and content:
+            value = found[1]
+        else:
+            value, self._made = make(), self._made + 1
         self._new[belief_id] = [content, value]
         return value
 
     def done(self) -> None:
-        if self._new == self._old:
+        if not self._made or self._old and self._made * self.REWRITE_SHARE <= len(self._new):
             return
         data = json.dumps({"format": FORMAT, "salt": self._salt, "rows": self._new}, separators=(",", ":"))
         try:  # ASCII (json's default): a row may hold a lone surrogate of a bad claim

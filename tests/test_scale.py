@@ -273,11 +273,11 @@ def _made_rows(monkeypatch) -> dict[str, set[str]]:
     made: dict[str, set[str]] = {}
     row = cache_module._RowPart.row
 
-    def counting(self, belief_id, make, shows=()):
+    def counting(self, belief_id, make, shows=(), own=True):
         def making():
             made.setdefault(self._path.stem, set()).add(belief_id)
             return make()
-        return row(self, belief_id, making, shows)
+        return row(self, belief_id, making, shows, own)
 
     monkeypatch.setattr(cache_module._RowPart, "row", counting)
     return made
@@ -285,20 +285,30 @@ def _made_rows(monkeypatch) -> dict[str, set[str]]:
 
 def test_a_claim_edit_makes_again_only_the_listing_rows_and_records_that_show_it(cli, generated, tmp_path,
                                                                                    monkeypatch):
+    """Also the explorer's node and the inventory's and llms.txt's lines; the explorer's layout
+    is not computed at all (no position is made again: a claim does not move a belief)."""
+    from site_builder.render import graph as graph_module
+
+    laid = []
+    monkeypatch.setattr(graph_module, "layout", lambda *a, layout=graph_module.layout: laid.append(1) or layout(*a))
     source = tmp_path / "network.json"
     shutil.copy(generated, source)
     site, cache = tmp_path / "site", tmp_path / "cache"
     made = _made_rows(monkeypatch)
     _build(cli, source, site, "--cache-dir", cache, "-j", "1")
     assert {part: len(ids) for part, ids in made.items()} == {
-        "index_row": SIZE, "records": SIZE, "premise_row": len(_premises(source)), "out_row": len(_causes(source))}
+        "index_row": SIZE, "records": SIZE, "premise_row": len(_premises(source)), "out_row": len(_causes(source)),
+        "graph_node": SIZE, "graph_position": SIZE, "inventory": SIZE, "llms": SIZE}
+    assert laid == [1]
     # The edited belief is the cause of some OUT belief: those rows show its claim.
     edited = sorted({c for causes in _causes(source).values() for c in causes} & set(_premises(source)))[0]
     showing = {i for i, causes in _causes(source).items() if edited in causes or i == edited}
     made.clear()
     _edit(source, lambda nodes: nodes[edited].update(text="A new claim & <b>markup</b>."))
     _build(cli, source, site, "--cache-dir", cache, "-j", "1")
-    assert made == {"index_row": {edited}, "records": {edited}, "premise_row": {edited}, "out_row": showing}
+    assert made == {"index_row": {edited}, "records": {edited}, "premise_row": {edited}, "out_row": showing,
+                    "graph_node": {edited}, "inventory": {edited}, "llms": {edited}}
+    assert laid == [1]
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
     assert "A new claim &amp; &lt;b&gt;markup&lt;/b&gt;." in (site / "out" / "index.html").read_text()
 
@@ -349,6 +359,34 @@ def test_a_change_only_the_salt_covers_makes_every_row_again(cli, generated, tmp
     assert cli("build", *(() if "--config" in flags else (source,)), "-o", cold, "--no-search", "--no-cache",
                *flags)[0] == 0
     assert tree_digest(site) == tree_digest(cold)
+
+
+def test_rows_are_written_back_only_when_many_were_made(tmp_path):
+    """Encoding every row again after one claim edit cost more than making that row again in
+    the next build; many made rows (a new salt, a large edit) are written back."""
+    texts = {f"b{i:03d}": f"t{i}" for i in range(200)}
+    made: list[str] = []
+
+    def build(texts: dict[str, str]) -> bytes:
+        part = cache_module.Rows(tmp_path, "salt", texts).part("index_row")
+        for i in sorted(texts):
+            assert part.row(i, lambda i=i: made.append(i) or f"<tr>{i} {texts[i]}</tr>") == f"<tr>{i} {texts[i]}</tr>"
+        part.done()
+        return (tmp_path / "rows" / "index_row.json").read_bytes()
+
+    first = build(texts)
+    assert len(made) == 200
+    made.clear()
+    edited = {**texts, "b007": "edited"}
+    assert build(edited) == first and made == ["b007"]  # not written back...
+    made.clear()
+    assert build(edited) == first and made == ["b007"]  # ...so made again, and right
+    made.clear()
+    many = {**edited, **{f"b{i:03d}": "edited" for i in range(10, 20)}}
+    assert build(many) != first and len(made) == 11  # more than one in 64: written back
+    made.clear()
+    build(many)
+    assert made == []
 
 
 ROW_DAMAGE = {

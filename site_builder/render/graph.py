@@ -28,6 +28,7 @@ from ..checks import echo_of, kind_of
 from ..model import Belief
 from . import OutputFile, RenderContext
 from .markup import short
+from .rows import memo
 
 __all__ = ["GRAPH_PAGE", "GRAPH_DATA", "graph_data", "layout", "page_values", "emit"]
 
@@ -166,22 +167,51 @@ def layout(count: int, edges: list[tuple[int, int, bool]], depth: list[int]) -> 
     return positions
 
 
-def graph_data(ctx: RenderContext) -> dict:
-    """The explorer's data: nodes (with positions and links from the graph page) and edges."""
+def graph_json(ctx: RenderContext) -> str:
+    """graph.json: nodes (with positions and links from the graph page), then edges.
+
+    Each node is encoded on its own and kept by the build cache (render/rows.py), and so is
+    its position, which the cache's salt alone decides (structure, depths, visibility): after
+    a claim edit one node is encoded again and the layout is not computed at all."""
     shown = ctx.shown()
     index = {b.id: i for i, b in enumerate(shown)}
     ev = ctx.evaluation
     edges = _edges(shown, index)
-    positions = layout(len(shown), edges, [ev.depth[b.id] for b in shown])
     dependents = [0] * len(shown)  # distinct published dependents (sizes the dots)
     for s, _, _ in edges:
         dependents[s] += 1
-    nodes = [{"id": b.id, "status": ev.value(b.id), "kind": kind_of(b), "depth": ev.depth[b.id],
-              "dependents": dependents[i], "url": ctx.href(GRAPH_PAGE, ctx.page(b.id)),
-              "claim": short(echo_of(b), CLAIM_LIMIT), "x": positions[i][0], "y": positions[i][1]}
-             for i, b in enumerate(shown)]
-    return {"version": 1, "nodes": nodes,
-            "edges": [{"source": shown[s].id, "target": shown[t].id, "outlist": o} for s, t, o in edges]}
+    laid: list = []
+
+    def position(i: int) -> str:
+        if not laid:  # the whole layout, once, when a position is not kept
+            laid.append(layout(len(shown), edges, [ev.depth[b.id] for b in shown]))
+        x, y = laid[0][i]
+        return _compact({"x": x, "y": y})[1:-1]
+
+    def node(i: int, b: Belief, where: str) -> str:
+        facts = {"id": b.id, "status": ev.value(b.id), "kind": kind_of(b), "depth": ev.depth[b.id],
+                 "dependents": dependents[i], "url": ctx.href(GRAPH_PAGE, ctx.page(b.id)),
+                 "claim": short(echo_of(b), CLAIM_LIMIT)}
+        return _compact(facts)[:-1] + "," + where + "}"
+
+    places, kept = memo(ctx, "graph_position"), memo(ctx, "graph_node")
+    nodes = []
+    for i, b in enumerate(shown):
+        where = places.row(b.id, lambda i=i: position(i), own=False)
+        nodes.append(kept.row(b.id, lambda i=i, b=b, where=where: node(i, b, where)))
+    places.done()
+    kept.done()
+    links = [{"source": shown[s].id, "target": shown[t].id, "outlist": o} for s, t, o in edges]
+    return '{"version":1,"nodes":[' + ",".join(nodes) + '],"edges":' + _compact(links) + "}"
+
+
+def graph_data(ctx: RenderContext) -> dict:
+    """The explorer's data, as graph.json holds it."""
+    return json.loads(graph_json(ctx))
+
+
+def _compact(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def page_values(ctx: RenderContext) -> dict:
@@ -192,6 +222,4 @@ def page_values(ctx: RenderContext) -> dict:
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
     """`graph/graph.json` (the page itself is one of the pages' specs)."""
-    data = graph_data(ctx)
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
-    yield OutputFile(GRAPH_DATA, text.encode("utf-8"))
+    yield OutputFile(GRAPH_DATA, graph_json(ctx).encode("utf-8"))

@@ -19,9 +19,11 @@ __all__ = ["Memo", "memo"]
 
 
 class Memo(Protocol):
-    def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = ()) -> str:
+    def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = (),
+            own: bool = True) -> str:
         """The belief's row: kept from the last build, or made now; `shows`: the other beliefs
-        whose content the row shows (an OUT belief's causes, with their claims)."""
+        whose content the row shows (an OUT belief's causes, with their claims); `own=False`:
+        the row shows nothing of the belief's content (its place in the explorer)."""
 
     def done(self) -> None:
         """Every row of the part was asked for: keep them for the next build."""
@@ -30,7 +32,8 @@ class Memo(Protocol):
 class _Fresh:
     """No cache: every row is made."""
 
-    def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = ()) -> str:
+    def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = (),
+            own: bool = True) -> str:
         return make()
 
     def done(self) -> None:

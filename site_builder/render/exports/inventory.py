@@ -13,6 +13,7 @@ import zlib
 from typing import Iterator
 
 from .. import OutputFile, RenderContext
+from ..rows import memo
 from .records import one_line, page_url
 
 INVENTORY = "objects.inv"
@@ -36,8 +37,10 @@ def inventory(ctx: RenderContext) -> bytes:
               "# Version: \n"
               "# The remainder of this file is compressed using zlib.\n")
     # A uri ending in `$` would be expanded to the name; ours end in `/` or `index.html`.
-    lines = "".join(f"{b.id} std:label -1 {page_url(ctx, b.id)} {dispname(b.text)}\n"
+    kept = memo(ctx, "inventory")  # a line per belief, kept by the build cache (render/rows.py)
+    lines = "".join(kept.row(b.id, lambda b=b: f"{b.id} std:label -1 {page_url(ctx, b.id)} {dispname(b.text)}\n")
                     for b in ctx.shown())
+    kept.done()
     return header.encode("utf-8") + zlib.compress(lines.encode("utf-8"), 9)
 
 

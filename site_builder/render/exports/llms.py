@@ -6,6 +6,8 @@ from typing import Iterator
 
 from ... import urls
 from .. import OutputFile, RenderContext
+from ...model import Belief
+from ..rows import memo
 from .records import counts, first_line, one_line
 
 
@@ -26,11 +28,16 @@ def llms_txt(ctx: RenderContext) -> bytes:
         "JSON record with why it is IN or OUT, the premises it rests on and its impact.", "",
         "## Beliefs", "",
     ]
-    for belief in ctx.shown():
-        claim = first_line(belief.text)
-        link = f"- [{belief.id}]({urls.json_path(belief.id, ctx.config.prefix)})"
-        lines.append(f"{link}: {claim}" if claim else link)
+    kept = memo(ctx, "llms")  # a line per belief, kept by the build cache (render/rows.py)
+    lines += [kept.row(b.id, lambda b=b: _line(ctx, b)) for b in ctx.shown()]
+    kept.done()
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _line(ctx: RenderContext, belief: Belief) -> str:
+    claim = first_line(belief.text)
+    link = f"- [{belief.id}]({urls.json_path(belief.id, ctx.config.prefix)})"
+    return f"{link}: {claim}" if claim else link
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
