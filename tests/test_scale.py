@@ -904,6 +904,28 @@ def test_reading_pauses_the_cycle_collector_and_restores_its_state(monkeypatch):
         gc.enable()
 
 
+def test_a_build_pauses_the_cycle_collector_while_its_workers_collect(cli, generated, tmp_path, monkeypatch):
+    """Collecting after rendering walked the whole network again (0.1 s of a 10k claim edit);
+    the workers' rendering makes cycles, so they collect (their inherited objects are frozen)."""
+    import gc
+    seen, states = [], tmp_path / "states"
+    save = cache_module.Cache.save
+    monkeypatch.setattr(cache_module.Cache, "save", lambda self, out, paths: (seen.append(gc.isenabled()),
+                                                                              save(self, out, paths))[1])
+    real = parallel.belief_outputs
+
+    def noting(ctx, env, counts_, belief):
+        with open(states, "a") as f:
+            f.write(f"{gc.isenabled()}\n")
+        return real(ctx, env, counts_, belief)
+
+    monkeypatch.setattr(parallel, "belief_outputs", noting)
+    assert gc.isenabled()
+    _build(cli, generated, tmp_path / "site", "--cache-dir", tmp_path / "cache", "-j", "2")
+    assert seen == [False] and gc.isenabled()
+    assert set(states.read_text().split()) == {"True"}
+
+
 def test_reading_off_the_main_thread_leaves_the_cycle_collector_alone(monkeypatch):
     """The collector's switch is the process's: only the main thread may pause it."""
     import gc

@@ -48,6 +48,7 @@ def default_jobs() -> int:
 def _start(ctx: RenderContext, env: jinja2.Environment, counts: Counter, sink: Sink | None) -> None:
     global _worker
     _worker = (ctx, env, counts, sink)
+    gc.enable()  # the build pauses it (pipeline); rendering makes cycles, and the inherited objects are frozen
 
 
 def _written(files: Sequence[OutputFile], sink: Sink | None) -> list[OutputFile]:
