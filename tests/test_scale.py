@@ -412,7 +412,7 @@ def test_damaged_rows_are_made_again(cli, tmp_path, monkeypatch, damage):
     beliefs = json.loads((site / "beliefs.json").read_text())["beliefs"]
     assert len(made["index_row"]) == len(beliefs) and "records" not in made
     assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
-    assert json.loads(kept.read_bytes())["format"] == 1  # made again and kept
+    assert json.loads(kept.read_bytes())["format"] == cache_module.FORMAT  # made again and kept
 
 
 def test_an_incremental_build_with_search_replaces_the_index_and_drops_stale_files(cli, generated, tmp_path):
@@ -531,6 +531,21 @@ def test_a_manifest_naming_paths_outside_the_site_gives_a_cold_build(cli, genera
     assert "kept" not in report and outside.read_text() == "keep me"
 
 
+def test_a_beliefs_reads_name_a_changed_belief_whatever_the_number_changed():
+    """The manifest keeps each belief's reads as one string ("0 17 503"): a substring search
+    for a few changed beliefs, the string's numbers for many; both must tell the same."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.sets(st.integers(0, 60), max_size=40), st.lists(st.integers(0, 60), unique=True))
+    def check(changed, reads):
+        text = " ".join(map(str, sorted(reads)))
+        assert cache_module._READS.fullmatch(text) or not reads
+        assert cache_module._reader_of(changed)(text) == any(r in changed for r in reads)
+    check()
+
+
 def _damaged(key, value):
     def damage(manifest):
         manifest[key] = value(manifest)
@@ -538,9 +553,10 @@ def _damaged(key, value):
 
 
 DAMAGE = {
-    **{f"read {bad!r}": _damaged("reads", lambda m, bad=bad: [[bad] if r is not None else None for r in m["reads"]])
-       for bad in (1.5, 10**9, -1, "0", True, None, [0])},
-    "reads not lists": _damaged("reads", lambda m: [0 if r is not None else None for r in m["reads"]]),
+    **{f"read {bad!r}": _damaged("reads", lambda m, bad=bad: [bad if r is not None else None for r in m["reads"]])
+       for bad in ("1.5", "-1", "01", "0  1", " 0", "0 ", "0,1", "٣", 0, True, [0])},
+    "reads as lists": _damaged("reads", lambda m: [[int(k) for k in r.split()] if r is not None else None
+                                                   for r in m["reads"]]),
     "files not lists": _damaged("files", lambda m: [0 if f is not None else None for f in m["files"]]),
     "files of strings": _damaged("files", lambda m: ["index.html" if f is not None else None for f in m["files"]]),
     "ids reordered": _damaged("ids", lambda m: m["ids"][::-1]),
@@ -567,7 +583,7 @@ def test_deeply_nested_manifest_gives_a_cold_build(cli, tmp_path):
     cache.mkdir()
     (cache / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
     _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", cache)
-    assert json.loads((cache / "manifest.json").read_text())["format"] == 1
+    assert json.loads((cache / "manifest.json").read_text())["format"] == cache_module.FORMAT
 
 
 def test_graphviz_diagrams_turn_reuse_off(cli, generated, tmp_path):
@@ -764,7 +780,7 @@ def test_a_corrupt_cache_gives_a_cold_build(cli, tmp_path):
     (cache / "manifest.json").write_text("{not json", encoding="utf-8")
     code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--cache-dir", cache, "--no-search")
     assert code == 0, err
-    assert json.loads((cache / "manifest.json").read_text())["format"] == 1
+    assert json.loads((cache / "manifest.json").read_text())["format"] == cache_module.FORMAT
 
 
 def test_removing_an_old_site_takes_everything_and_never_follows_links(tmp_path):
