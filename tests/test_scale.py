@@ -372,7 +372,7 @@ def test_rows_are_written_back_only_when_many_were_made(tmp_path):
         for i in sorted(texts):
             assert part.row(i, lambda i=i: made.append(i) or f"<tr>{i} {texts[i]}</tr>") == f"<tr>{i} {texts[i]}</tr>"
         part.done()
-        return (tmp_path / "rows" / "index_row.json").read_bytes()
+        return (tmp_path / "rows" / "index_row.rows").read_bytes()
 
     first = build(texts)
     assert len(made) == 200
@@ -389,15 +389,31 @@ def test_rows_are_written_back_only_when_many_were_made(tmp_path):
     assert made == []
 
 
+def _rows_file(head: dict, rows: bytes) -> bytes:
+    return json.dumps(head).encode() + b"\n" + rows
+
+
+def _head(**changes):
+    """A damage of the rows file's first line."""
+    return lambda head, rows: _rows_file({**head, **changes}, rows)
+
+
 ROW_DAMAGE = {
-    "not JSON": lambda data: b"{",
-    "not an object": lambda data: b"[]",
-    "another salt": lambda data: json.dumps({**data, "salt": "0" * 32}).encode(),
-    "another format": lambda data: json.dumps({**data, "format": 0}).encode(),
-    "rows not an object": lambda data: json.dumps({**data, "rows": []}).encode(),
-    "a row of three": lambda data: json.dumps({**data, "rows": {i: [*r, "x"] for i, r in data["rows"].items()}}).encode(),
-    "a number for a row": lambda data: json.dumps({**data, "rows": {i: [r[0], 1] for i, r in data["rows"].items()}}).encode(),
-    "nested too deep": lambda data: b"[" * 100_000 + b"]" * 100_000,
+    "not JSON": lambda head, rows: b"{\n" + rows,
+    "no first line": lambda head, rows: rows,
+    "not an object": lambda head, rows: b"[]\n" + rows,
+    "another salt": _head(salt="0" * 32),
+    "another format": _head(format=0),
+    "no ends": lambda head, rows: _rows_file({k: v for k, v in head.items() if k != "ends"}, rows),
+    "ids not a list": _head(ids="x"),
+    "a number for an id": lambda head, rows: _rows_file({**head, "ids": [1, *head["ids"][1:]]}, rows),
+    "a list for a content": lambda head, rows: _rows_file({**head, "contents": [[], *head["contents"][1:]]}, rows),
+    "ends a string": lambda head, rows: _rows_file({**head, "ends": [str(e) for e in head["ends"]]}, rows),
+    "ends going back": lambda head, rows: _rows_file({**head, "ends": [*head["ends"][:-2], 0, head["ends"][-1]]}, rows),
+    "one end fewer": lambda head, rows: _rows_file({**head, "ends": head["ends"][:-1]}, rows),
+    "rows cut short": lambda head, rows: _rows_file(head, rows[:-10]),
+    "rows not UTF-8": lambda head, rows: _rows_file(head, b"\xff" + rows),
+    "nested too deep": lambda head, rows: b"[" * 100_000 + b"]" * 100_000 + b"\n" + rows,
 }
 
 
@@ -405,14 +421,27 @@ ROW_DAMAGE = {
 def test_damaged_rows_are_made_again(cli, tmp_path, monkeypatch, damage):
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
-    kept = cache / "rows" / "index_row.json"
-    kept.write_bytes(ROW_DAMAGE[damage](json.loads(kept.read_bytes())))
+    kept = cache / "rows" / "index_row.rows"
+    head, _, rows = kept.read_bytes().partition(b"\n")
+    kept.write_bytes(ROW_DAMAGE[damage](json.loads(head), rows))
     made = _made_rows(monkeypatch)
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
     beliefs = json.loads((site / "beliefs.json").read_text())["beliefs"]
     assert len(made["index_row"]) == len(beliefs) and "records" not in made
     assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
-    assert json.loads(kept.read_bytes())["format"] == cache_module.FORMAT  # made again and kept
+    assert json.loads(kept.read_bytes().partition(b"\n")[0])["format"] == cache_module.FORMAT  # made again, kept
+
+
+def test_rows_keep_any_text(tmp_path):
+    """Rows hold claims as they are: newlines, quotes, non-ASCII, a lone surrogate (a bad
+    claim's, never dropped), and empty rows."""
+    texts = {"a": "1", "b": "2", "c": "3", "d": "4"}
+    rows = {"a": "<td>\n\"é\" ✓</td>", "b": "", "c": "bad \ud800 claim", "d": "\r\n"}
+    part = cache_module.Rows(tmp_path, "salt", texts).part("index_row")
+    assert [part.row(i, lambda i=i: rows[i]) for i in sorted(rows)] == [rows[i] for i in sorted(rows)]
+    part.done()
+    again = cache_module.Rows(tmp_path, "salt", texts).part("index_row")
+    assert [again.row(i, lambda: pytest.fail("made again")) for i in sorted(rows)] == [rows[i] for i in sorted(rows)]
 
 
 def test_an_incremental_build_with_search_replaces_the_index_and_drops_stale_files(cli, generated, tmp_path):
