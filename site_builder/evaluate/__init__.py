@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import graphlib
 from collections import Counter
+from itertools import chain, islice
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -251,13 +252,9 @@ def _trace(beliefs, order, limit: int) -> dict[str, tuple[str, ...]]:
 
 
 def _merge(sources: list[tuple[str, ...]], cap: int) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for source in sources:
-        for p in source:
-            seen.setdefault(p, None)
-            if len(seen) >= cap:
-                return tuple(seen)
-    return tuple(seen)
+    """The first `cap` premises in first-visit order. Every source is at most `cap` long, so
+    merging them all in C and cutting after costs less than stopping early in Python."""
+    return tuple(islice(dict.fromkeys(chain.from_iterable(sources)), cap))
 
 
 def explain_valid(evaluation: Evaluation, belief: Belief, index: int) -> bool:
