@@ -27,6 +27,7 @@ from typing import Iterator
 from ..checks import echo_of, kind_of
 from ..model import Belief
 from . import OutputFile, RenderContext
+from .exports.records import compact
 from .markup import short
 from .rows import memo
 
@@ -186,13 +187,13 @@ def graph_json(ctx: RenderContext) -> str:
         if not laid:  # the whole layout, once, when a position is not kept
             laid.append(layout(len(shown), edges, [ev.depth[b.id] for b in shown]))
         x, y = laid[0][i]
-        return _compact({"x": x, "y": y})[1:-1]
+        return compact({"x": x, "y": y})[1:-1]
 
     def node(i: int, b: Belief, where: str) -> str:
         facts = {"id": b.id, "status": ev.value(b.id), "kind": kind_of(b), "depth": ev.depth[b.id],
                  "dependents": dependents[i], "url": ctx.href(GRAPH_PAGE, ctx.page(b.id)),
                  "claim": short(echo_of(b), CLAIM_LIMIT)}
-        return _compact(facts)[:-1] + "," + where + "}"
+        return compact(facts)[:-1] + "," + where + "}"
 
     places, kept = memo(ctx, "graph_position"), memo(ctx, "graph_node")
     nodes = []
@@ -202,16 +203,12 @@ def graph_json(ctx: RenderContext) -> str:
     places.done()
     kept.done()
     links = [{"source": shown[s].id, "target": shown[t].id, "outlist": o} for s, t, o in edges]
-    return '{"version":1,"nodes":[' + ",".join(nodes) + '],"edges":' + _compact(links) + "}"
+    return '{"version":1,"nodes":[' + ",".join(nodes) + '],"edges":' + compact(links) + "}"
 
 
 def graph_data(ctx: RenderContext) -> dict:
     """The explorer's data, as graph.json holds it."""
     return json.loads(graph_json(ctx))
-
-
-def _compact(value) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def page_values(ctx: RenderContext) -> dict:

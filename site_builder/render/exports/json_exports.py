@@ -16,7 +16,6 @@ most `panel_max_items` items, and hidden beliefs removed:
 
 from __future__ import annotations
 
-import json
 import posixpath
 from importlib import resources
 from typing import Any, Iterator
@@ -26,7 +25,7 @@ from ...evaluate.queries import Step
 from ...model import Belief
 from .. import OutputFile, RenderContext
 from ..rows import memo
-from .records import GENERATOR, SCHEMA_VERSION, belief_record, counts, published
+from .records import GENERATOR, SCHEMA_VERSION, belief_record, compact, counts, published
 
 SCHEMA_FILE = "beliefs.schema.json"
 
@@ -34,7 +33,7 @@ SCHEMA_FILE = "beliefs.schema.json"
 def dumps(value: Any) -> bytes:
     """The one JSON encoding of the site: UTF-8, compact, key order as built, final newline."""
     # Compact: the C encoder is about 4x faster than the indenting one (0.07 vs 0.29 ms a belief).
-    return (_compact(value) + "\n").encode("utf-8")
+    return (compact(value) + "\n").encode("utf-8")
 
 
 def schema_bytes() -> bytes:
@@ -83,15 +82,11 @@ def _beliefs_json(ctx: RenderContext) -> bytes:
     """`dumps` of the whole file, with each record encoded on its own (kept by the build cache:
     render/rows.py) and put where the encoder would put it: `"beliefs"` is the last key."""
     kept = memo(ctx, "records")
-    records = [kept.row(b.id, lambda b=b: _compact(belief_record(ctx, b))) for b in ctx.shown()]
+    records = [kept.row(b.id, lambda b=b: compact(belief_record(ctx, b))) for b in ctx.shown()]
     kept.done()
-    head = _compact({"schema_version": SCHEMA_VERSION, "generator": GENERATOR,
+    head = compact({"schema_version": SCHEMA_VERSION, "generator": GENERATOR,
                      "site_name": ctx.config.site_name, "counts": counts(ctx), "beliefs": []})
     return (head[:-2] + ",".join(records) + "]}\n").encode("utf-8")
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def belief_json(ctx: RenderContext, belief: Belief) -> OutputFile:
