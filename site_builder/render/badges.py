@@ -12,7 +12,6 @@ are written. Hidden beliefs get no badge and are not counted (they may not appea
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Iterator
 from xml.sax.saxutils import escape
@@ -21,6 +20,7 @@ from .. import urls
 from ..model import IN, OUT
 from . import OutputFile, RenderContext
 from .charwidths import CONTROL, FALLBACK, WIDTHS
+from .exports.records import compact
 
 __all__ = ["emit", "belief_badges", "badge_svg", "text_width", "endpoint_json", "COLORS", "SITE_BADGE"]
 
@@ -106,7 +106,7 @@ def badge_svg(label: str, message: str, color: str, title: str) -> str:
 def endpoint_json(message: str, color: str, label: str = LABEL) -> str:
     """A shields.io endpoint response (schema keys only: shields rejects any other)."""
     data = {"schemaVersion": 1, "label": label, "message": message, "color": color}
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return compact(data) + "\n"
 
 
 def belief_badges(ctx: RenderContext, belief_id: str) -> list[OutputFile]:
