@@ -277,7 +277,8 @@ class Cache:
                 continue
             if not (type(reads) is str and type(paths) is list and all(type(p) is str for p in paths)):
                 raise TypeError("a belief's reads are not a string or its files not a list")
-            if reads and not _READS.fullmatch(reads):  # canonical, or the search below could miss
+            # Canonical, or the search below could miss; sorted when saved: the last is the largest.
+            if reads and not (_READS.fullmatch(reads) and int(reads.rpartition(" ")[2]) < len(ids)):
                 raise ValueError("reads that are not indexes into the manifest's ids")
             if not read_changed(reads):
                 self.kept[belief_id] = (paths, reads)
@@ -420,5 +421,6 @@ class _RowPart:
                            "ends": list(accumulate(map(len, rows)))}, separators=(",", ":"))
         try:
             replace_file(self._path, head.encode("utf-8") + b"\n" + "".join(rows).encode("utf-8", "surrogatepass"))
+            self._path.with_suffix(".json").unlink(missing_ok=True)  # the same rows as kept before format 2
         except OSError:
             pass  # the rows only save time; the next build makes them again

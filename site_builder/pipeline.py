@@ -61,8 +61,8 @@ def _collector_paused() -> Iterator[None]:
     """Reading builds a large acyclic structure that reference counting frees on its own; the
     cycle collector would walk it again and again as it grows (0.7 of 3.5 s at 50,000 beliefs),
     and again after rendering (0.1 of 1.45 s in a 10k claim edit). Worker processes collect
-    their own garbage (render.parallel). Only on the main thread: the collector's switch is the process's, and two threads pausing
-    it at once could leave it off."""
+    their own garbage (render.parallel). Only on the main thread: the collector's switch is
+    the process's, and two threads pausing it at once could leave it off."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -432,6 +432,17 @@ def test_damaged_rows_are_made_again(cli, tmp_path, monkeypatch, damage):
     assert json.loads(kept.read_bytes().partition(b"\n")[0])["format"] == cache_module.FORMAT  # made again, kept
 
 
+def test_rows_kept_before_format_2_are_removed_when_rows_are_written(cli, tmp_path):
+    """The rows were JSON files (`<part>.json`) before the `.rows` files: several MB each at
+    10,000 beliefs, never read again."""
+    cache = tmp_path / "cache"
+    (cache / "rows").mkdir(parents=True)
+    old = cache / "rows" / "index_row.json"
+    old.write_text('{"format":1,"salt":"x","rows":{}}')
+    _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", cache)
+    assert not old.exists() and (cache / "rows" / "index_row.rows").is_file()
+
+
 def test_rows_keep_any_text(tmp_path):
     """Rows hold claims as they are: newlines, quotes, non-ASCII, a lone surrogate (a bad
     claim's, never dropped), and empty rows."""
@@ -584,6 +595,8 @@ def _damaged(key, value):
 DAMAGE = {
     **{f"read {bad!r}": _damaged("reads", lambda m, bad=bad: [bad if r is not None else None for r in m["reads"]])
        for bad in ("1.5", "-1", "01", "0  1", " 0", "0 ", "0,1", "٣", 0, True, [0])},
+    "read out of range": _damaged("reads", lambda m: [str(len(m["ids"]) + 5) if r is not None else None
+                                                      for r in m["reads"]]),
     "reads as lists": _damaged("reads", lambda m: [[int(k) for k in r.split()] if r is not None else None
                                                    for r in m["reads"]]),
     "files not lists": _damaged("files", lambda m: [0 if f is not None else None for f in m["files"]]),

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import graphlib
 from collections import Counter
-from itertools import chain, islice
 from dataclasses import dataclass, field
+from itertools import chain, islice
 from typing import Mapping, Sequence
 
 from ..diagnostics import Diagnostic
@@ -243,8 +243,9 @@ def _trace(beliefs, order, limit: int) -> dict[str, tuple[str, ...]]:
             if beliefs[m].is_premise:
                 trace[m] = (m,)
                 continue
+        inside = set(group) if len(group) > 1 else group  # a cycle may hold thousands
         sources = [trace[a] for m in group for j in beliefs[m].justifications
-                   for a in j.antecedents if a in beliefs and a not in group]
+                   for a in j.antecedents if a in beliefs and a not in inside]
         result = sources[0] if len(sources) == 1 else _merge(sources, limit + 1)
         for m in group:
             trace[m] = result

@@ -56,12 +56,15 @@ def _pairs_hook(duplicates: list[str]):
 def _key_lines(text: str) -> dict[str, int]:
     """First line of each `"key": {` in the text (for diagnostics), in one pass."""
     lines: dict[str, int] = {}
-    line, position, tried = 1, 0, -1
+    line, position, previous = 1, 0, 0
     for opens in _OPENS.finditer(text):
-        start = text.rfind("\n", 0, opens.start())  # keys hold no newline: this is the key's line
-        if start <= tried:  # the first line, or a line already tried
+        # Keys hold no newline: the last one before the key starts its line. Searched for only
+        # back to the previous key (none: the same line, tried already, or the first line), so
+        # that a file on one line is scanned once, not once per key.
+        start = text.rfind("\n", previous, opens.start())
+        previous = opens.start()
+        if start < 0:
             continue
-        tried = start
         match = _KEY_LINE.match(text, start)
         if match is None:
             continue
