@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__, review, serve
+from . import __version__, review
 from .config import load_config, utf8_text, with_overrides
 from .diagnostics import Diagnostic, format_all, has_errors
 from .load import DOCUMENTS, source_kind
@@ -122,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
                 "and the templates, rebuild on change and reload open browsers. A broken belief\n"
                 "shows its diagnostic in the terminal and in the page; the server keeps running.")
     source_args(p)
-    serve.add_arguments(p)
+    p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0 picks a free one)")
 
     p = command("diff", "what a change does to the network: edits, renames and status flips",
                 "Compare two versions of a network (folders, network.json files or git:REV[:PATH])\n"
@@ -298,6 +298,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from . import serve  # here: its HTTP server (http.server, ssl, email: 0.02 s) is for this command only
     return serve.run(args)
 
 

@@ -76,12 +76,6 @@ _CLOSE_STYLE = ("float:right;margin-left:1rem;background:none;color:inherit;bord
                 "border-radius:4px;cursor:pointer;font:inherit;padding:0 .5rem")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of `belief-site serve` (SOURCE and --config are added by the CLI)."""
-    parser.add_argument("--port", type=int, default=8000,
-                        help="port on 127.0.0.1 (default 8000; 0 picks a free one)")
-
-
 # --- settings: the same rules as `belief-site build` -------------------------------------------
 
 def _settings(args: argparse.Namespace) -> tuple[SiteConfig, list[Diagnostic], Path]:
@@ -474,4 +468,4 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
-__all__ = ["add_arguments", "run", "inject", "Snapshot", "PREFIX"]
+__all__ = ["run", "inject", "Snapshot", "PREFIX"]

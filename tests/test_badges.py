@@ -156,3 +156,20 @@ def test_output_is_deterministic_whatever_the_insertion_order():
     first = all_badges(context(net))
     assert first == all_badges(context(net))
     assert first == all_badges(context(reordered))
+
+
+def test_badge_text_is_escaped_as_xml_escapes_it():
+    """html.escape plus the two quote entities (xml.sax.saxutils would load urllib and ssl
+    at every start): the same text for any input, control characters replaced first."""
+    from xml.sax.saxutils import escape
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from site_builder.render.badges import _NOT_XML, _xml
+
+    @settings(max_examples=500, deadline=None)
+    @given(st.text())
+    def check(text):
+        assert _xml(text) == escape(_NOT_XML.sub("\ufffd", text), {'"': "&quot;", "'": "&apos;"})
+    check()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from typing import Iterator
-from xml.sax.saxutils import escape
+from html import escape
 
 from .. import urls
 from ..model import IN, OUT
@@ -44,7 +44,8 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 def _xml(text: str) -> str:
     """Text safe in XML content and in double- or single-quoted attributes."""
-    return escape(_NOT_XML.sub("\ufffd", text), {'"': "&quot;", "'": "&apos;"})
+    # html's escape, not xml.sax.saxutils' (which loads urllib, http and ssl: 8 ms per run).
+    return escape(_NOT_XML.sub("\ufffd", text), quote=False).replace('"', "&quot;").replace("'", "&apos;")
 
 
 def _char_width(char: str) -> int:

@@ -7,7 +7,7 @@ render reads no clock, so the same input gives the same bytes.
 from __future__ import annotations
 
 from typing import Iterator
-from xml.sax.saxutils import escape
+from html import escape
 
 from ... import urls
 from .. import OutputFile, RenderContext
@@ -23,7 +23,7 @@ def sitemap(ctx: RenderContext, site_url: str) -> bytes:
     """sitemaps.org 0.9 urlset: the index, then belief pages sorted by id."""
     directory = ctx.config.use_directory_urls
     pages = ["index.html"] + [ctx.page(b.id) for b in ctx.shown()]
-    entries = "".join(f"  <url><loc>{escape(urls.site_url_for(site_url, p, directory))}</loc></url>\n"
+    entries = "".join(f"  <url><loc>{escape(urls.site_url_for(site_url, p, directory), quote=False)}</loc></url>\n"
                       for p in pages)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
