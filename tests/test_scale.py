@@ -73,19 +73,24 @@ def test_parallel_build_writes_the_serial_site_from_worker_processes(cli, genera
     assert len(workers) == 2 and str(os.getpid()) not in workers
 
 
+def _noted_in_workers(monkeypatch, path: Path, value) -> Path:
+    """`value()` written to `path` by the process rendering each belief (a worker's view)."""
+    real = parallel.belief_outputs
+
+    def noting(ctx, env, counts, belief):
+        with open(path, "a") as f:
+            f.write(f"{value()}\n")
+        return real(ctx, env, counts, belief)
+
+    monkeypatch.setattr(parallel, "belief_outputs", noting)
+    return path
+
+
 def test_workers_leave_the_inherited_objects_out_of_their_collections(cli, generated, tmp_path, monkeypatch):
     """gc.freeze before the fork: a worker's collections skip the build's objects (walking
     them would copy their pages); the build unfreezes them when the pool ends."""
     import gc
-    counts = tmp_path / "frozen"
-    real = parallel.belief_outputs
-
-    def noting(ctx, env, counts_, belief):
-        with open(counts, "a") as f:
-            f.write(f"{gc.get_freeze_count()}\n")
-        return real(ctx, env, counts_, belief)
-
-    monkeypatch.setattr(parallel, "belief_outputs", noting)
+    counts = _noted_in_workers(monkeypatch, tmp_path / "frozen", gc.get_freeze_count)
     before = gc.get_freeze_count()
     _build(cli, generated, tmp_path / "site", "--no-cache", "-j", "2")
     assert min(map(int, counts.read_text().split())) > 10_000  # the network and more, in every worker
@@ -981,14 +986,7 @@ def test_a_build_pauses_the_cycle_collector_while_its_workers_collect(cli, gener
     save = cache_module.Cache.save
     monkeypatch.setattr(cache_module.Cache, "save", lambda self, out, paths: (seen.append(gc.isenabled()),
                                                                               save(self, out, paths))[1])
-    real = parallel.belief_outputs
-
-    def noting(ctx, env, counts_, belief):
-        with open(states, "a") as f:
-            f.write(f"{gc.isenabled()}\n")
-        return real(ctx, env, counts_, belief)
-
-    monkeypatch.setattr(parallel, "belief_outputs", noting)
+    _noted_in_workers(monkeypatch, states, gc.isenabled)
     assert gc.isenabled()
     _build(cli, generated, tmp_path / "site", "--cache-dir", tmp_path / "cache", "-j", "2")
     assert seen == [False] and gc.isenabled()
