@@ -73,3 +73,18 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     assert any(line.startswith("belief files") for line in profile)
     assert profile[-1].startswith("total") and all(line in done.stdout for line in profile)
     assert (tmp_path / "bench.txt").read_text().strip() in done.stdout
+
+
+def test_growth_takes_the_mean_of_the_small_size_run_before_and_after_the_big_one():
+    """The VM drifts over a run: the 5k build runs again after the 50k one, and each size's
+    wall is the mean of its runs."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import run as bench
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    rows = [bench.Row("gen-5k", "full", 5000, 6.0, exit_code=0), bench.Row("gen-50k", "full", 50000, 70.0, exit_code=0),
+            bench.Row("gen-5k again", "full", 5000, 8.0, exit_code=0),
+            bench.Row("gen-5k", "mkdocs", 5000, 5.0, exit_code=0), bench.Row("gen-50k", "mkdocs", 50000, 55.0, exit_code=0),
+            bench.Row("fan-50k", "full", 50000, 30.0, exit_code=0)]
+    assert bench.growth(rows, 50000, 5000) == {"full": 10.0, "mkdocs": 11.0}
