@@ -16,6 +16,11 @@ manifest of the last successful build:
 - `out` and `marker`: the folder it wrote and the identity of its marker file, which every
   build replaces: a site written since by anything else is never trusted.
 
+The manifest's first line is a hash of the rest: a damaged or hand-edited manifest gives a
+cold build (a wrong index in `reads` would otherwise keep a page that shows a changed belief,
+and be saved again). Its fields are still checked, so that even one edited and hashed again
+never stops a build with a traceback.
+
 With an equal salt, a belief is rendered again only when a belief it read changed its
 content; otherwise its files are kept: left in place when the build writes into the folder
 the last one wrote (write.update_site), hard-linked from it otherwise (`serve`, which builds
@@ -69,7 +74,7 @@ SEARCH_BUNDLE = "search-bundle.zip"
 """The last search bundle, with the key of the records it indexes (render.search)."""
 ROWS = "rows"
 """Folder of the rows of the site's own files, one file per part (render/rows.py)."""
-FORMAT = 2
+FORMAT = 3
 
 
 def cache_folder(config: SiteConfig, explicit: str | None = None) -> Path:
@@ -243,7 +248,8 @@ class Cache:
     def open(cls, folder: Path) -> "Cache":
         """The cache in `folder` (empty when missing or unreadable: a cold build)."""
         try:
-            previous = json.loads((folder / MANIFEST).read_text("utf-8"))
+            check, _, text = (folder / MANIFEST).read_text("utf-8").partition("\n")
+            previous = json.loads(text) if check == digest(text) else {}  # damaged or edited: cold
         except (OSError, ValueError, RecursionError):  # RecursionError: absurdly nested JSON
             previous = {}
         if not isinstance(previous, dict) or previous.get("format") != FORMAT:
@@ -335,7 +341,7 @@ class Cache:
             "texts": [self.texts[i] for i in ids], "reads": reads, "files": files,
             "site": sorted(set(paths) - belief_files)}
         data = json.dumps(manifest, separators=(",", ":"))  # ASCII: a path may hold the shell's lone surrogates
-        replace_file(self.folder / MANIFEST, data.encode("utf-8"))
+        replace_file(self.folder / MANIFEST, f"{digest(data)}\n{data}".encode("utf-8"))
         if self.search is not None:
             key, files = self.search
             packed = io.BytesIO()

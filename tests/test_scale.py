@@ -561,6 +561,18 @@ def test_a_site_written_without_the_cache_is_not_trusted(cli, generated, tmp_pat
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
 
 
+def _manifest(cache: Path) -> dict:
+    """The manifest's JSON (after its hash line)."""
+    return json.loads((cache / "manifest.json").read_text().partition("\n")[2])
+
+
+def _rewrite_manifest(cache: Path, manifest: dict, hashed: bool = True) -> None:
+    """An edited manifest, hashed again (its checks are then all that stands) or not."""
+    text = json.dumps(manifest)
+    check = cache_module.digest(text) if hashed else (cache / "manifest.json").read_text().partition("\n")[0]
+    (cache / "manifest.json").write_text(f"{check}\n{text}")
+
+
 def test_a_manifest_naming_paths_outside_the_site_gives_a_cold_build(cli, generated, tmp_path):
     source = tmp_path / "network.json"
     shutil.copy(generated, source)
@@ -568,9 +580,9 @@ def test_a_manifest_naming_paths_outside_the_site_gives_a_cold_build(cli, genera
     _build(cli, source, site, "--cache-dir", cache)
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me")
-    manifest = json.loads((cache / "manifest.json").read_text())
+    manifest = _manifest(cache)
     manifest["site"].append("../outside.txt")
-    (cache / "manifest.json").write_text(json.dumps(manifest))
+    _rewrite_manifest(cache, manifest)
     _edit(source, _claim)
     report = _build(cli, source, site, "--cache-dir", cache)
     assert "kept" not in report and outside.read_text() == "keep me"
@@ -617,20 +629,35 @@ DAMAGE = {
 def test_a_damaged_manifest_gives_a_cold_build(cli, tmp_path, damage):
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
-    manifest = json.loads((cache / "manifest.json").read_text())
+    manifest = _manifest(cache)
     DAMAGE[damage](manifest)
-    (cache / "manifest.json").write_text(json.dumps(manifest))
+    _rewrite_manifest(cache, manifest)
     report = _build(cli, EXAMPLE, site, "--cache-dir", cache)
     assert "kept" not in report
     assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
 
 
+def test_a_manifest_edited_without_its_hash_gives_a_cold_build(cli, tmp_path):
+    """A wrong index in `reads` that the checks let through ("10 0": only the last is
+    compared with the ids) would keep pages that show a changed belief, and be saved again;
+    the hash line catches any edit."""
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    manifest = _manifest(cache)
+    manifest["reads"] = [f"{len(manifest['ids']) + 5} 0" if r is not None else None for r in manifest["reads"]]
+    _rewrite_manifest(cache, manifest, hashed=False)
+    report = _build(cli, EXAMPLE, site, "--cache-dir", cache)
+    assert "kept" not in report
+    assert _manifest(cache)["reads"] != manifest["reads"]
+
+
 def test_deeply_nested_manifest_gives_a_cold_build(cli, tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
-    (cache / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    text = "[" * 100_000 + "]" * 100_000
+    (cache / "manifest.json").write_text(f"{cache_module.digest(text)}\n{text}")
     _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", cache)
-    assert json.loads((cache / "manifest.json").read_text())["format"] == cache_module.FORMAT
+    assert _manifest(cache)["format"] == cache_module.FORMAT
 
 
 def test_graphviz_diagrams_turn_reuse_off(cli, generated, tmp_path):
@@ -827,7 +854,7 @@ def test_a_corrupt_cache_gives_a_cold_build(cli, tmp_path):
     (cache / "manifest.json").write_text("{not json", encoding="utf-8")
     code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--cache-dir", cache, "--no-search")
     assert code == 0, err
-    assert json.loads((cache / "manifest.json").read_text())["format"] == cache_module.FORMAT
+    assert _manifest(cache)["format"] == cache_module.FORMAT
 
 
 def test_removing_an_old_site_takes_everything_and_never_follows_links(tmp_path):
