@@ -22,6 +22,7 @@ import json
 import math
 import posixpath
 from collections import defaultdict
+from functools import cache
 from typing import Iterator
 
 from ..checks import echo_of, kind_of
@@ -181,12 +182,13 @@ def graph_json(ctx: RenderContext) -> str:
     dependents = [0] * len(shown)  # distinct published dependents (sizes the dots)
     for s, _, _ in edges:
         dependents[s] += 1
-    laid: list = []
+
+    @cache
+    def laid() -> list[tuple[float, float]]:  # the whole layout, once, when a position is not kept
+        return layout(len(shown), edges, [ev.depth[b.id] for b in shown])
 
     def position(i: int) -> str:
-        if not laid:  # the whole layout, once, when a position is not kept
-            laid.append(layout(len(shown), edges, [ev.depth[b.id] for b in shown]))
-        x, y = laid[0][i]
+        x, y = laid()[i]
         return compact({"x": x, "y": y})[1:-1]
 
     def node(i: int, b: Belief, where: str) -> str:

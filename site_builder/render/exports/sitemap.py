@@ -23,8 +23,8 @@ def sitemap(ctx: RenderContext, site_url: str) -> bytes:
     """sitemaps.org 0.9 urlset: the index, then belief pages sorted by id."""
     directory = ctx.config.use_directory_urls
     pages = ["index.html"] + [ctx.page(b.id) for b in ctx.shown()]
-    entries = "".join(f"  <url><loc>{escape(urls.site_url_for(site_url, p, directory), quote=False)}</loc></url>\n"
-                      for p in pages)
+    locations = (escape(urls.site_url_for(site_url, p, directory), quote=False) for p in pages)
+    entries = "".join(f"  <url><loc>{loc}</loc></url>\n" for loc in locations)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
             f"{entries}</urlset>\n").encode("utf-8")
