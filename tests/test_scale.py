@@ -25,7 +25,7 @@ from site_builder.cache import SEARCH_BUNDLE
 from site_builder.evaluate.queries import explain_step
 from site_builder.pipeline import check
 from site_builder.progress import Progress, Stages
-from site_builder.render import parallel
+from site_builder.render import OutputFile, parallel
 
 from .conftest import EXAMPLE, ROOT
 from .test_build import tree_digest
@@ -473,6 +473,58 @@ def test_an_incremental_build_with_search_replaces_the_index_and_drops_stale_fil
     assert cli("build", source, "-o", cold, "--no-cache")[0] == 0
     assert tree_digest(site) == tree_digest(cold)  # no file of the old index is left behind
     assert old_index != {p.name for p in (site / "pagefind").rglob("*")}
+
+
+def _bundle_files(site: Path) -> dict[str, tuple[int, bytes]]:
+    return {p.relative_to(site).as_posix(): (p.stat().st_ino, p.read_bytes())
+            for p in (site / "pagefind").rglob("*") if p.is_file()}
+
+
+def test_an_incremental_build_leaves_the_search_files_it_would_write_unchanged_in_place(cli, generated, tmp_path):
+    """Pagefind names most files by content: after a claim edit, only the few that differ are
+    written (and renamed in); a file changed by hand in between is written again."""
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache, cold = tmp_path / "site", tmp_path / "cache", tmp_path / "cold"
+    assert cli("build", source, "-o", site, "--cache-dir", cache)[0] == 0
+    before = _bundle_files(site)
+    _edit(source, _claim)
+    assert cli("build", source, "-o", site, "--cache-dir", cache)[0] == 0
+    after = _bundle_files(site)
+    same = {p for p in before.keys() & after.keys() if before[p][1] == after[p][1]}
+    assert len(same) > 0.9 * len(after) and len(same) < len(after)
+    assert all(after[p][0] == before[p][0] for p in same)  # the very same files: not written again
+    assert all(after[p][0] != before[p][0] for p in (after.keys() & before.keys()) - same)
+    assert cli("build", source, "-o", cold, "--no-cache")[0] == 0
+    assert tree_digest(site) == tree_digest(cold)
+
+    meddled = site / sorted(same)[0]
+    meddled.write_bytes(b"changed by hand")
+    _edit(source, _metadata)  # the same records: the bundle is taken from the cache
+    assert cli("build", source, "-o", site, "--cache-dir", cache)[0] == 0
+    shutil.rmtree(cold)
+    assert cli("build", source, "-o", cold, "--no-cache")[0] == 0
+    assert tree_digest(site) == tree_digest(cold)
+    assert {p: f[0] for p, f in _bundle_files(site).items() if site / p != meddled} == \
+        {p: f[0] for p, f in after.items() if site / p != meddled}  # the others stayed
+
+
+def test_an_update_leaves_only_files_of_the_last_build_with_the_same_bytes(tmp_path):
+    from site_builder import write
+    out, elsewhere = tmp_path / "site", tmp_path / "elsewhere"
+    assert write.write_site([OutputFile("a", b"A"), OutputFile("b", b"B"), OutputFile("c", b"C")], out)[1] == []
+    elsewhere.write_bytes(b"B")
+    (out / "b").unlink()
+    (out / "b").symlink_to(elsewhere)  # the same bytes, through a link
+    (out / "d").write_bytes(b"D")  # the same bytes, but not a file of the last build
+    before = {name: (out / name).lstat().st_ino for name in "abcd"}
+    files = [OutputFile(name, name.upper().encode()) for name in "abd"] + [OutputFile("c", b"new")]
+    paths, problems = write.update_site(files, out, set(), frozenset("abc"))
+    assert problems == [] and paths == set("abcd")
+    assert {name: (out / name).read_bytes() for name in "abcd"} == {"a": b"A", "b": b"B", "c": b"new", "d": b"D"}
+    after = {name: (out / name).lstat().st_ino for name in "abcd"}
+    assert after["a"] == before["a"] and not (out / "b").is_symlink()
+    assert after["c"] != before["c"] and after["d"] != before["d"]
 
 
 def _indexer_starts(monkeypatch) -> list[int]:
@@ -1032,3 +1084,4 @@ def test_reading_off_the_main_thread_leaves_the_cycle_collector_alone(monkeypatc
     worker.start()
     worker.join()
     assert seen == [True] and gc.isenabled()
+
