@@ -1,10 +1,12 @@
 """`belief-site serve`: build, serve on localhost, rebuild on change, reload browsers (issue 4).
 
-Each build goes into its own folder under a private temporary directory (never the user's
-site/); a successful build is published by switching the folder the server reads from, so a
-request never sees a half-written site and a failed build keeps the last good one. The files
-on disk are exactly what `belief-site build` writes: the live-reload script and the problems
-banner are added to HTML responses only, when they are served.
+Builds go into one folder under a private temporary directory (never the user's site/),
+made by a build process of their own (rebuild.py: it renders on every core and stays warm
+between builds). As with `belief-site build`, a rebuild renames only the files it rendered
+into the folder, so a request gets every file whole, and a failed build leaves the last good
+site as it was; open pages reload once a build is done. The files on disk are exactly what
+`belief-site build` writes: the live-reload script and the problems banner are added to HTML
+responses only, when they are served.
 """
 
 from __future__ import annotations
@@ -21,14 +23,13 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from .config import CONFIG_FILE, SiteConfig, load_config, with_overrides
+from .config import CONFIG_FILE, SiteConfig
 from .diagnostics import Diagnostic, format_all, has_errors
-from .pipeline import build
+from .rebuild import Rebuilder, Reply, crash_text, settings
 from .render.pages import templates_dir
 
 OK, FAILED, USAGE = 0, 1, 2
@@ -36,8 +37,6 @@ PREFIX = "/__belief_site__/"
 """URL folder of the server's own endpoints (never a site path: site paths are belief ids)."""
 POLL_MS = 500
 """How often an open page asks whether the site was rebuilt."""
-KEEP = 2
-"""Builds kept on disk: the one served and the one before it (for requests in flight)."""
 
 RELOAD_JS = """\
 // belief-site serve: reload this page when the site is rebuilt (added when served, never built).
@@ -80,11 +79,7 @@ _CLOSE_STYLE = ("float:right;margin-left:1rem;background:none;color:inherit;bord
 
 def _settings(args: argparse.Namespace) -> tuple[SiteConfig, list[Diagnostic], Path]:
     """(config, config problems, source), read afresh for every build (mkdocs.yml is watched)."""
-    config, problems = load_config(args.config)
-    source = Path(args.source) if args.source else config.source_path()
-    if args.source:  # a SOURCE argument is relative to the working folder, not to mkdocs.yml
-        config = with_overrides(config, source=str(source.resolve()))
-    return config, problems, source
+    return settings(args.source, args.config)
 
 
 def _targets(args: argparse.Namespace, config: SiteConfig, source: Path) -> tuple[frozenset, frozenset]:
@@ -336,43 +331,33 @@ def _shown(paths: set[str]) -> str:
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def _crash(exc: Exception) -> str:
-    """An exception during a build as text (template errors come back as E805 diagnostics)."""
-    return "internal error while building:\n" + "".join(traceback.format_exception(exc))
-
-
 class _Builder:
-    """Builds into numbered folders under `root` and publishes the result to the server."""
+    """Builds into `root`/site (through the build process) and publishes the result to the server."""
 
     def __init__(self, args: argparse.Namespace, state: _State, root: Path) -> None:
         self.args, self.state, self.root = args, state, root
-        self.count = 0
         self.targets: tuple[frozenset, frozenset] = (frozenset(), frozenset())
+        self.process = Rebuilder()
 
     def __call__(self) -> Snapshot:
-        self.count += 1
-        out = self.root / f"site-{self.count}"
+        out = self.root / "site"
         started = time.perf_counter()
         try:
-            config, problems, source = _settings(self.args)
+            config, _, source = _settings(self.args)  # its problems come with the build's
             self.targets = _targets(self.args, config, source)
-            # One process: forking beside the server's threads could copy a held lock into a
-            # worker. The cache makes rebuilds after an edit render only what changed.
-            built = build(config, out, cache=self.root / "cache")
-            found = [*problems, *built.diagnostics]
-            written, beliefs, files = built.written, len(built.checked.parsed.network.beliefs), built.files
-            errors = format_all([d for d in found if d.severity == "error"], "text")
-        except Exception as exc:  # a template or a stage failed: show it, keep serving
-            found, written, beliefs, files = [], False, 0, 0
-            errors = _crash(exc)
+            reply = self.process.build(self.args.source, self.args.config, out, self.root / "cache")
+        except Exception as exc:  # reading the settings failed: show it, keep serving
+            reply = Reply(crash=crash_text(exc))
+        found = list(reply.diagnostics)
+        errors = reply.crash or format_all([d for d in found if d.severity == "error"], "text")
         if found:
             _say(format_all(found, "text"))
         elapsed = time.perf_counter() - started
-        if written:
+        if reply.written:
             snap = self.state.publish(out, errors, False)
-            _say(f"built {beliefs} beliefs ({files} files) in {elapsed:.1f} s"
+            kept = f", {reply.reused} unchanged belief pages kept" if reply.reused else ""
+            _say(f"built {reply.beliefs} beliefs ({reply.files} files{kept}) in {elapsed:.1f} s"
                  + (" (with errors: see above)" if has_errors(found) else ""))
-            self._prune()
         else:
             snap = self.state.publish(None, errors or "the build failed", True)
             if not found:
@@ -381,11 +366,8 @@ class _Builder:
                                                          else "the pages show the problems"))
         return snap
 
-    def _prune(self) -> None:
-        builds = sorted((p for p in self.root.glob("site-*") if p.name[5:].isdigit()),
-                        key=lambda p: int(p.name[5:]))
-        for old in builds[:-KEEP]:
-            shutil.rmtree(old, ignore_errors=True)
+    def close(self) -> None:
+        self.process.stop()
 
 
 def _drain(changes: queue.Queue, quiet: float = 0.1) -> set[str]:
@@ -424,7 +406,7 @@ def run(args: argparse.Namespace) -> int:
     state = _State()
     changes: queue.Queue = queue.Queue()
     watchers = _Watchers(changes)
-    server, serving = None, None
+    server, serving, builder = None, None, None
     try:
         try:
             server = _server(args.port, state, root)
@@ -459,6 +441,8 @@ def run(args: argparse.Namespace) -> int:
         return OK
     finally:
         watchers.stop()
+        if builder is not None:
+            builder.close()
         if server is not None:
             if serving is not None:  # shutdown() waits for serve_forever, so only once it runs
                 server.shutdown()

@@ -1085,3 +1085,75 @@ def test_reading_off_the_main_thread_leaves_the_cycle_collector_alone(monkeypatc
     worker.join()
     assert seen == [True] and gc.isenabled()
 
+
+# --- serve's build process ------------------------------------------------------------------------
+
+def test_serve_rebuilds_in_one_warm_process_of_its_own_into_one_folder(generated, tmp_path, monkeypatch):
+    from site_builder.rebuild import Rebuilder
+    monkeypatch.chdir(tmp_path)  # the build process reads ./mkdocs.yml, as `build` does: none here
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache, cold = tmp_path / "site", tmp_path / "cache", tmp_path / "cold"
+    builds = Rebuilder()
+    try:
+        first = builds.build(str(source), None, site, cache)
+        assert first.written and first.crash is None and first.beliefs == SIZE and first.reused == 0
+        process = builds.pid
+        assert process != os.getpid() and os.getsid(process) == process  # Ctrl+C reaches only the server
+        _edit(source, _claim)
+        again = builds.build(str(source), None, site, cache)
+        assert again.written and 0 < again.reused < SIZE and builds.pid == process  # incremental, same process
+        assert subprocess.run([*BUILD, str(source), "-o", str(cold), "--no-cache"], cwd=tmp_path).returncode == 0
+        assert tree_digest(site) == tree_digest(cold)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "cold", "network.json", "site"]
+
+        broken = tmp_path / "broken.json"
+        broken.write_text("{", encoding="utf-8")
+        failed = builds.build(str(broken), None, site, cache)
+        assert not failed.written and [d.code for d in failed.diagnostics] == ["E601"]
+        assert tree_digest(site) == tree_digest(cold)  # the last good site stays
+    finally:
+        assert builds.stop() == 0  # idle: it ends with its input
+    assert builds.pid is None and not _children(process)
+
+
+def test_a_build_process_that_dies_is_reported_and_started_again(tmp_path):
+    from site_builder.rebuild import Rebuilder
+    builds = Rebuilder()
+    try:
+        assert builds.build(str(EXAMPLE), None, tmp_path / "site", tmp_path / "cache").written
+        os.kill(builds.pid, signal.SIGKILL)
+        lost = builds.build(str(EXAMPLE), None, tmp_path / "site", tmp_path / "cache")
+        assert not lost.written and "the build process stopped (exit code -9)" in lost.crash
+        assert builds.pid is None
+        assert builds.build(str(EXAMPLE), None, tmp_path / "site", tmp_path / "cache").written
+    finally:
+        builds.stop()
+
+
+def test_stopping_serve_in_the_middle_of_a_build_kills_the_build_and_its_workers(generated, tmp_path):
+    from site_builder.rebuild import Rebuilder
+
+    class Interrupted(Exception):
+        pass
+
+    def interrupt(signum, frame):  # as Ctrl+C interrupts the server waiting for the build
+        if len(_children(session)) >= 2:
+            raise Interrupted
+    builds, session = Rebuilder(), None
+    builds.build(str(EXAMPLE), None, tmp_path / "warm", tmp_path / "warm-cache")
+    session = builds.pid
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
+    try:
+        with pytest.raises(Interrupted):  # interrupted once the build renders with its workers
+            builds.build(str(generated), None, tmp_path / "site", tmp_path / "cache")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        code = builds.stop()
+    assert code == -signal.SIGKILL
+    deadline = time.monotonic() + 10  # killed workers are reaped by whoever adopted them
+    while _children(session) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _children(session)

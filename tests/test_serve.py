@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import filecmp
 import json
 import os
 import shutil
@@ -82,8 +81,11 @@ class Serve:
             time.sleep(0.05)
         raise AssertionError(f"no rebuild after version {after}:\n{self.output()}")
 
-    def builds(self) -> list[Path]:
-        return sorted(self.temp.glob("belief-site-serve-*/site-*"), key=lambda p: int(p.name[5:]))
+    def site(self) -> Path:
+        """The one folder every build of this server goes into (its cache beside it)."""
+        [root] = self.temp.glob("belief-site-serve-*")
+        assert sorted(p.name for p in root.iterdir()) == ["cache", "site"]
+        return root / "site"
 
     def stop(self) -> int:
         """Ctrl+C; the exit code (the temporary folder must be gone afterwards)."""
@@ -129,11 +131,8 @@ def test_serves_the_build_output_with_a_reload_script_added_on_the_way_out(tmp_p
     assert served.version() == {"version": 1, "ok": True, "problems": ""}
 
     # the folder served is byte for byte what `belief-site build` writes
-    built = tmp_path / "built"
-    subprocess.run([*COMMAND, "build", str(source), "-o", str(built), "-q"], cwd=tmp_path, check=True)
-    [site] = served.builds()
-    compared = filecmp.dircmp(site, built)
-    assert (compared.left_only, compared.right_only, compared.diff_files) == ([], [], [])
+    site = served.site()
+    _same_as_built(site, source, tmp_path / "built")
     disk = (site / "belief" / BELIEF / "index.html").read_bytes()
     assert b"__belief_site__" not in disk
 
@@ -150,8 +149,17 @@ def test_serves_the_build_output_with_a_reload_script_added_on_the_way_out(tmp_p
     _edit(source / f"{BELIEF}.md", CLAIM, "A claim edited while serving.")
     assert served.wait_version(1)["ok"]
     assert b"A claim edited while serving." in served.get(f"belief/{BELIEF}/")[1]
-    assert all(b"__belief_site__" not in p.read_bytes() for p in served.builds()[-1].rglob("*.html"))
+    # rebuilt in place (no second folder), incrementally, into what a fresh build writes
+    assert served.site() == site
+    _same_as_built(site, source, tmp_path / "built-again")
     _stopped_cleanly(served)
+
+
+def _same_as_built(site: Path, source: Path, built: Path) -> None:
+    """Every file of `site` is byte for byte what `belief-site build` writes, and no other."""
+    subprocess.run([*COMMAND, "build", str(source), "-o", str(built), "-q"], cwd=built.parent, check=True)
+    files = lambda top: {p.relative_to(top): p.read_bytes() for p in top.rglob("*") if p.is_file()}  # noqa: E731
+    assert files(site) == files(built)
 
 
 def test_a_network_json_source_the_config_and_the_templates_are_watched(tmp_path, serve):

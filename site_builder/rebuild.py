@@ -1,0 +1,166 @@
+"""`serve`'s builds, in a process of their own (`python -m site_builder.rebuild`).
+
+The server has threads (HTTP requests, file watching), and forking beside threads can copy a
+lock one of them holds into a child; this process has no other thread, so it renders with a
+pool of workers on every core, as `belief-site build` does. It stays up between builds, so a
+rebuild pays no interpreter start or imports. Builds go into one folder, as `build`'s do: an
+incremental one renames the files it rendered into it (each file is replaced whole) and a
+cold one swaps the whole folder in; a failed build leaves it as it was.
+
+The server talks to it through `Rebuilder`: one request per line on its stdin, one reply per
+line on its stdout, both JSON (paths that are not UTF-8 travel as `\\udcXX` escapes):
+
+    {"source": str | null, "config": str | null, "out": str, "cache": str}
+    {"written": bool, "beliefs": int, "files": int, "reused": int, "diagnostics": [{path,
+     line, code, message, hint}], "crash": str | null}
+
+The end of its input ends it. It runs in a session of its own, so Ctrl+C in the terminal
+reaches only the server, which then stops it and its workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import traceback
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TextIO
+
+from .config import SiteConfig, load_config, with_overrides
+from .diagnostics import Diagnostic
+
+__all__ = ["Rebuilder", "Reply", "settings", "main"]
+
+STOP_WAIT = 2.0
+"""Seconds an idle build process gets to exit at the end of its input before it is killed."""
+
+
+def settings(source: str | None, config_file: str | None) -> tuple[SiteConfig, list[Diagnostic], Path]:
+    """(config, config problems, source), read afresh for every build (mkdocs.yml is watched);
+    the same rules as `belief-site build`."""
+    config, problems = load_config(config_file)
+    path = Path(source) if source else config.source_path()
+    if source:  # a SOURCE argument is relative to the working folder, not to mkdocs.yml
+        config = with_overrides(config, source=str(path.resolve()))
+    return config, problems, path
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What one build did."""
+
+    written: bool = False
+    beliefs: int = 0
+    files: int = 0
+    reused: int = 0
+    """Beliefs whose files were kept from the last build."""
+    diagnostics: tuple[Diagnostic, ...] = ()
+    crash: str | None = None
+    """An internal error's traceback, or why the build process stopped (None: no crash)."""
+
+
+def crash_text(exc: BaseException) -> str:
+    """An exception during a build as text (template errors come back as E805 diagnostics)."""
+    return "internal error while building:\n" + "".join(traceback.format_exception(exc))
+
+
+def _build(request: dict) -> dict:
+    from .pipeline import build  # here: the server's process never imports the build itself
+    from .render.parallel import default_jobs
+
+    try:
+        config, problems, _ = settings(request["source"], request["config"])
+        built = build(config, Path(request["out"]), jobs=default_jobs(), cache=Path(request["cache"]))
+    except Exception as exc:  # a stage failed: the server shows it and keeps serving
+        return asdict(Reply(crash=crash_text(exc)))
+    return {"written": built.written, "beliefs": len(built.checked.parsed.network.beliefs),
+            "files": built.files, "reused": built.reused,
+            "diagnostics": [asdict(d) for d in (*problems, *built.diagnostics)], "crash": None}
+
+
+def serve_requests(requests: TextIO, replies: TextIO) -> None:
+    """Build for each request line until the input ends."""
+    for line in requests:
+        replies.write(json.dumps(_build(json.loads(line))) + "\n")
+        replies.flush()
+
+
+def main() -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when this process stops
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # anything else printed (a library's warning) goes to the terminal, not the replies
+    serve_requests(sys.stdin, replies)
+    return 0
+
+
+class Rebuilder:
+    """The server's side: starts the build process when first asked, sends it requests and
+    starts it again after it died (killed, out of memory)."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen | None = None
+        self._busy = False
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def build(self, source: str | None, config_file: str | None, out: Path, cache: Path) -> Reply:
+        if self._process is not None and self._process.poll() is not None:
+            self.stop()  # it died since the last build
+        if self._process is None:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "site_builder.rebuild"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, text=True, encoding="utf-8", start_new_session=True)
+        request = {"source": source, "config": config_file, "out": str(out), "cache": str(cache)}
+        self._busy = True
+        try:
+            self._process.stdin.write(json.dumps(request) + "\n")
+            self._process.stdin.flush()
+            line = self._process.stdout.readline()
+        except OSError:  # BrokenPipeError: it died before reading
+            line = ""
+        self._busy = False  # not on an exception (Ctrl+C while waiting): `stop` kills it at once
+        if not line:
+            code = self.stop(kill=True)
+            return Reply(crash=f"the build process stopped (exit code {code}); the next change starts a new one")
+        data = json.loads(line)
+        return Reply(data["written"], data["beliefs"], data["files"], data["reused"],
+                     tuple(Diagnostic(**d) for d in data["diagnostics"]), data["crash"])
+
+    def stop(self, kill: bool = False) -> int | None:
+        """End the build process; its exit code. Idle, it exits at the end of its input. In
+        the middle of a build (the server is stopping), or dead (`kill`), its session is killed:
+        the workers and Pagefind it started, too."""
+        process, self._process = self._process, None
+        if process is None:
+            return None
+        if kill or self._busy:  # before it is waited for: until then its pid names its session
+            _kill_session(process.pid)
+        self._busy = False
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
+        try:
+            code = process.wait(STOP_WAIT)
+        except subprocess.TimeoutExpired:
+            _kill_session(process.pid)
+            code = process.wait()
+        process.stdout.close()
+        return code
+
+
+def _kill_session(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
