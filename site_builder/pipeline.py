@@ -43,14 +43,16 @@ class Checked:
 
 
 def check(source: str | Path, limit: int = DEFAULT_LIMIT,
-          known: Callable[[SourceFile], Facts | None] | None = None, vouched: Vouch | None = None) -> Checked:
+          known: Callable[[SourceFile], Facts | None] | None = None, vouched: Vouch | None = None,
+          previous: Evaluation | None = None) -> Checked:
     """Read and evaluate a source; collect all diagnostics (never raises on content).
-    `known(file)` may give a document's facts from the build's cache (parse.parse), and
-    `vouched` spare reading the documents it knows unchanged (load.load)."""
+    `known(file)` may give a document's facts from the build's cache (parse.parse),
+    `vouched` spare reading the documents it knows unchanged (load.load), and the `previous`
+    evaluation may stand for this one (evaluate.evaluate)."""
     with _collector_paused():
         sources = load(source, vouched)
         parsed = parse(sources, known)
-        evaluation = evaluate(parsed.network, limit)
+        evaluation = evaluate(parsed.network, limit, previous)
     found = (*parsed.diagnostics, *evaluation.diagnostics,
              *check_documents(parsed.facts, evaluation), *alias_problems(parsed.network))
     return Checked(parsed, evaluation, tuple(sorted(set(found), key=Diagnostic.sort_key)))
@@ -139,7 +141,7 @@ def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Che
 def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool = False,
           diff_base: str | None = None, jobs: int = 1, cache: Path | None = None,
           stages: Stages | None = None, progress: Callable[[int, int], None] | None = None,
-          waiting: Callable[[str], None] | None = None) -> Built:
+          waiting: Callable[[str], None] | None = None, previous: Evaluation | None = None) -> Built:
     """Check the configured source and write the site into `out` (atomically), with the
     cycle collector paused (`_collector_paused`).
 
@@ -149,20 +151,23 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     not rendered (cache.py), and documents whose files are unchanged are not parsed again
     (documents_cache.py); `stages` collects seconds per stage; `progress(done, total)`
     is called as belief files are written; `waiting(pid)` when another build holds the
-    cache folder (this one waits for it)."""
+    cache folder (this one waits for it); `previous`: the last build's evaluation, kept by a
+    process that builds again and again (serve's), taken when the network's structure is the
+    same (evaluate.evaluate)."""
     with _collector_paused():
-        return _build(config, out, keep_going, strict, diff_base, jobs, cache, stages, progress, waiting)
+        return _build(config, out, keep_going, strict, diff_base, jobs, cache, stages, progress, waiting,
+                      previous)
 
 
 def _build(config: SiteConfig, out: Path, keep_going: bool, strict: bool, diff_base: str | None, jobs: int,
-           cache: Path | None, stages: Stages | None, progress, waiting) -> Built:
+           cache: Path | None, stages: Stages | None, progress, waiting, previous: Evaluation | None) -> Built:
     stages = stages or Stages()
     source = config.source_path()
     misplaced = _misplaced(out, cache, source)
     with stages.stage("read and evaluate"):
         documents = DocumentsCache.open(cache) if cache is not None and misplaced is None else None
         checked = check(source, config.panel_max_items, documents.facts if documents else None,
-                        documents.vouch if documents else None)
+                        documents.vouch if documents else None, previous)
         kept = _kept(checked, source, keep_going, strict)
     if kept is None:  # nothing is written; the documents' facts are kept all the same
         unsaved = _save_documents(documents, checked.parsed.facts, cache, waiting)

@@ -28,10 +28,13 @@ import sys
 import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .config import SiteConfig, load_config, with_overrides
 from .diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from .evaluate import Evaluation
 
 __all__ = ["Rebuilder", "Reply", "settings", "main"]
 
@@ -68,24 +71,30 @@ def crash_text(exc: BaseException) -> str:
     return "internal error while building:\n" + "".join(traceback.format_exception(exc))
 
 
-def _build(request: dict) -> dict:
+def _build(request: dict, previous: Evaluation | None) -> tuple[dict, Evaluation | None]:
+    """One build: (its reply, its evaluation for the next one)."""
     from .pipeline import build  # here: the server's process never imports the build itself
     from .render.parallel import default_jobs
 
     try:
         config, problems, _ = settings(request["source"], request["config"])
-        built = build(config, Path(request["out"]), jobs=default_jobs(), cache=Path(request["cache"]))
+        built = build(config, Path(request["out"]), jobs=default_jobs(), cache=Path(request["cache"]),
+                      previous=previous)
     except Exception as exc:  # a stage failed: the server shows it and keeps serving
-        return asdict(Reply(crash=crash_text(exc)))
-    return {"written": built.written, "beliefs": len(built.checked.parsed.network.beliefs),
-            "files": built.files, "reused": built.reused,
-            "diagnostics": [asdict(d) for d in (*problems, *built.diagnostics)], "crash": None}
+        return asdict(Reply(crash=crash_text(exc))), None
+    return ({"written": built.written, "beliefs": len(built.checked.parsed.network.beliefs),
+             "files": built.files, "reused": built.reused,
+             "diagnostics": [asdict(d) for d in (*problems, *built.diagnostics)], "crash": None},
+            built.checked.evaluation)
 
 
 def serve_requests(requests: TextIO, replies: TextIO) -> None:
-    """Build for each request line until the input ends."""
+    """Build for each request line until the input ends; each build may take the last one's
+    evaluation (after an edit of claims only, 0.2 s at 10k beliefs)."""
+    evaluation = None
     for line in requests:
-        replies.write(json.dumps(_build(json.loads(line))) + "\n")
+        reply, evaluation = _build(json.loads(line), evaluation)
+        replies.write(json.dumps(reply) + "\n")
         replies.flush()
 
 

@@ -6,7 +6,7 @@ import sys
 
 from site_builder.evaluate import evaluate
 from site_builder.evaluate.queries import explain, impact, trace
-from site_builder.model import IN, OUT, Belief, Justification, Network
+from site_builder.model import IN, OUT, Belief, Justification, Network, Nogood
 
 
 def sl(*antecedents: str, unless: tuple[str, ...] = (), label: str = "", kind: str = "SL") -> Justification:
@@ -284,3 +284,57 @@ def test_evaluating_an_acyclic_network_leaves_networkx_unloaded():
     root = str(__import__("pathlib").Path(__file__).resolve().parents[1])
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# --- the previous evaluation (serve's build process keeps it) ------------------------------------
+
+def test_a_previous_evaluation_stands_for_any_network_it_evaluates_the_same():
+    """For any two networks, and any network and its copy with other claims, an evaluation
+    given the first one's equals a fresh one."""
+    from dataclasses import replace
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=300, deadline=None)
+    @given(_networks(), _networks(), st.booleans(), st.text(max_size=4))
+    def check(first, second, reworded, words):
+        if reworded:
+            second = replace(first, beliefs={i: replace(b, text=b.text + words, summary=words)
+                                             for i, b in first.beliefs.items()})
+        before = evaluate(first)
+        again = evaluate(second, previous=before)
+        assert again == evaluate(second) and again.network is second
+        if reworded:  # taken, not computed again
+            assert again.status is before.status and again.trace is before.trace
+    check()
+
+
+def test_every_input_of_the_evaluation_is_compared():
+    """A change of any field the evaluation reads is evaluated afresh, locations included
+    (diagnostics carry them)."""
+    from dataclasses import replace
+    base = net(premise("p"), derived("d", sl("p", "gone"), declared=OUT, path="d.md", line=3),
+               premise("q", declared=OUT))
+    before = evaluate(base)
+
+    def changed(belief_id: str, **fields) -> Network:
+        return replace(base, beliefs={**base.beliefs, belief_id: replace(base.beliefs[belief_id], **fields)})
+
+    j = base.beliefs["d"].justifications[0]
+    networks = [
+        changed("d", line=4), changed("d", path="e.md"), changed("p", declared=OUT), changed("q", retracted=True),
+        changed("q", retracted_at="2026-12-03"), changed("q", metadata={"retract_reason": "wrong"}),
+        changed("d", justifications=(replace(j, label="other"),)), changed("d", justifications=(replace(j, line=9),)),
+        changed("d", justifications=(replace(j, ante_lines=(4, 5)),)),
+        changed("d", justifications=(replace(j, ante_tags=(None, IN)),)),
+        changed("d", justifications=(j, sl("q"))),
+        replace(base, nogoods=(Nogood("n1", ("p", "q")),)), replace(base, pins_lost=True),
+        replace(base, origin="other.json"),
+        Network({i: base.beliefs[i] for i in ("q", "p", "d")}),  # another order: ties and traces follow it
+    ]
+    for network in networks:
+        again = evaluate(network, previous=before)
+        assert again.status is not before.status and again == evaluate(network), network
+    assert evaluate(base, limit=5, previous=before).limit == 5
+    assert evaluate(changed("d", text="other words"), previous=before).status is before.status

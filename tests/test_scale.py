@@ -1157,3 +1157,25 @@ def test_stopping_serve_in_the_middle_of_a_build_kills_the_build_and_its_workers
     while _children(session) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _children(session)
+
+
+def test_the_build_process_hands_each_build_the_last_evaluation(generated, tmp_path, monkeypatch):
+    from site_builder import pipeline, rebuild
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    given = []
+    real = pipeline.evaluate
+
+    def noting(network, limit, previous=None):
+        found = real(network, limit, previous)
+        given.append(previous is not None and found.status is previous.status)
+        return found
+
+    monkeypatch.setattr(pipeline, "evaluate", noting)
+    request = json.dumps({"source": str(source), "config": None, "out": str(tmp_path / "site"),
+                          "cache": str(tmp_path / "cache")}) + "\n"
+    replies = io.StringIO()
+    rebuild.serve_requests(io.StringIO(request * 2), replies)
+    assert [json.loads(line)["written"] for line in replies.getvalue().splitlines()] == [True, True]
+    assert given == [False, True]  # the second build took the first one's evaluation

@@ -9,7 +9,9 @@ from __future__ import annotations
 import graphlib
 from collections import Counter
 from dataclasses import dataclass, field
+from dataclasses import replace
 from itertools import chain, islice
+from operator import attrgetter
 from typing import Mapping, Sequence
 
 from ..diagnostics import Diagnostic
@@ -89,8 +91,12 @@ def _through_outlist(beliefs: Mapping[str, Belief], group: Sequence[str]) -> boo
     return any(ref in inside for m in group for ref, _, role in references(beliefs[m]) if role == "outlist")
 
 
-def evaluate(network: Network, limit: int = DEFAULT_LIMIT) -> Evaluation:
-    """Network -> Evaluation (truth values, depth, dependents, trace, diagnostics)."""
+def evaluate(network: Network, limit: int = DEFAULT_LIMIT, previous: Evaluation | None = None) -> Evaluation:
+    """Network -> Evaluation (truth values, depth, dependents, trace, diagnostics). With the
+    `previous` evaluation (serve's build process keeps it), a network whose every input to the
+    evaluation is the same (`_inputs`: an edit of claims or summaries) takes its results."""
+    if previous is not None and previous.limit == limit and _inputs(previous.network) == _inputs(network):
+        return replace(previous, network=network)
     beliefs = network.beliefs
     found: list[Diagnostic] = []
     order = _components(beliefs)
@@ -119,6 +125,21 @@ def evaluate(network: Network, limit: int = DEFAULT_LIMIT) -> Evaluation:
     trace = _trace(beliefs, order, limit)
     return Evaluation(network, status, frozenset(pinned), support, depth, dependents, trace,
                       component, members, frozenset(outlist_cycle), limit, tuple(found))
+
+
+_JUSTIFICATION_INPUTS = attrgetter("type", "antecedents", "outlist", "label", "line", "ante_lines",
+                                   "out_lines", "ante_tags", "out_tags")
+_BELIEF_INPUTS = attrgetter("id", "declared", "retracted", "retract_reason", "retracted_at", "path", "line")
+
+
+def _inputs(network: Network) -> tuple:
+    """Everything `evaluate` reads, in the network's order (which orders ties and traces):
+    each belief's justifications, status fields and location (diagnostics carry it), and
+    the nogoods. Claims, summaries and other metadata are not among them."""
+    beliefs = [(_BELIEF_INPUTS(b), [_JUSTIFICATION_INPUTS(j) for j in b.justifications])
+               for b in network.beliefs.values()]
+    nogoods = [(n.id, n.nodes, n.line) for n in network.nogoods]
+    return beliefs, nogoods, network.pins_lost, network.origin
 
 
 def _pin_w502(belief: Belief, values: dict[str, str], found: list, pinned: set) -> dict[str, str]:
