@@ -21,7 +21,9 @@ Inputs: seeded generated networks of each size (bench/generate.py), the shared r
 - rebuilds (one size, default 10k), all but the last without search: a cold build
            (`--no-search --no-cache`, row "full, no search"); a base build filling a cache
            (`--cache-dir`, row "rebuild base"); then, into the same site with the same cache,
-           an incremental build after editing one belief's claim, and one after also retracting
+           an incremental build after editing one belief's claim (and the same edit built by
+           serve's build process, warm, after it built the network once: only that request is
+           timed, as serve's rebuild after a save), and one after also retracting
            the premise with the most dependents (truth_value OUT). Their notes give the cold /
            incremental ratio (target: at least 10x) and the belief pages kept (from the build's
            last line). The retraction keeps no page, so it is also compared with a cold build of
@@ -192,6 +194,35 @@ count = len(written)
 with open(stats, "w") as f:
     json.dump({"self_rss_kb": _hwm_kb(), "child_rss_kb": 0, "child_cpu_s": 0.0, "files": count}, f)
 sys.exit(1 if problems else 0)
+"""
+
+
+# serve's rebuild: its build process (site_builder.rebuild, warm: it stays up between builds)
+# builds the network once, filling its cache; then the edited network is copied over the
+# source and built again by the same process. Only that request is timed; peak RSS is the
+# build process's VmHWM.
+_SERVE = """\
+import json, os, shutil, sys, time
+from pathlib import Path
+stats, source, edited, out, cache, drop = sys.argv[1:7]
+from site_builder.rebuild import Rebuilder
+config = Path(stats).with_suffix(".yml")
+config.write_text("plugins:\\n  - beliefs:\\n      search: false\\n")
+builds = Rebuilder()
+first = builds.build(source, str(config), Path(out), Path(cache))
+shutil.copyfile(edited, source)
+if drop == "1":
+    os.sync()
+    Path("/proc/sys/vm/drop_caches").write_text("3\\n")
+started = time.perf_counter()
+again = builds.build(source, str(config), Path(out), Path(cache))
+wall = time.perf_counter() - started
+hwm = [int(l.split()[1]) for l in open(f"/proc/{builds.pid}/status") if l.startswith("VmHWM:")]
+builds.stop()
+print(again.crash or "", file=sys.stderr)
+with open(stats, "w") as f:
+    json.dump({"rebuild_wall_s": wall, "self_rss_kb": hwm[0] if hwm else 0, "kept": again.reused}, f)
+sys.exit(0 if first.written and again.written else 1)
 """
 
 
@@ -417,6 +448,7 @@ def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], ski
 
 
 EDITED = "rebuild: 1 claim edited (incremental, no search)"
+SERVED = "rebuild in serve's build process: 1 claim edited (no search)"
 RETRACTED = "rebuild: premise retracted (incremental, no search)"
 RETRACTED_COLD = "rebuild: premise retracted (cold, same site, no search)"
 REINDEXED = "rebuild: 1 claim edited (incremental, with search)"
@@ -468,6 +500,8 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     belief_id = edited_claim(source, source)
     _log(f"{name}: incremental rebuild after editing {belief_id}")
     edit = _incremental(rows, cold, EDITED, build(source, site, work, f"{name}-rebuild-edit", *cached))
+    served = _incremental(rows, cold, SERVED, serve_rebuild(network, source, work, name))
+    _note(served, "the request only: the process is up and has built the network once")
     premise, dependents = retracted_premise(source, source)  # on top of the edit: one change
     _log(f"{name}: incremental rebuild after retracting {premise} ({dependents} direct dependents)")
     retract = _incremental(rows, cold, RETRACTED, build(source, site, work, f"{name}-rebuild-retract", *cached))
@@ -493,10 +527,28 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     documents = run_document_rebuilds(name, network, n, work, rows)
     return {**documents, "input": name, "beliefs": n, "cold_no_search_s": cold.wall_s,
             "claim_edited_s": edit.wall_s, "claim_edited_speedup": _speedup(cold, edit),
-            "claim_edited_kept": edit.extra["kept"], "premise_retracted_s": retract.wall_s,
+            "claim_edited_kept": edit.extra["kept"], "serve_claim_edited_s": served.wall_s,
+            "serve_claim_edited_speedup": _speedup(cold, served), "premise_retracted_s": retract.wall_s,
             "premise_retracted_speedup": _speedup(cold, retract), "premise_retracted_kept": retract.extra["kept"],
             "premise_retracted_cold_same_site_s": retract_cold.wall_s,
             "reindex_cpu_s": reindex.indexer_cpu_s}
+
+
+def serve_rebuild(network: Path, edited: Path, work: Path, name: str) -> dict:
+    """serve's build process: the network, then (timed) the `edited` network at the same path."""
+    source, site, cache = work / f"{name}-serve.json", work / f"{name}-serve-site", work / f"{name}-serve-cache"
+    for path in (site, cache):
+        shutil.rmtree(path, ignore_errors=True)
+    shutil.copyfile(network, source)
+    stats = work / f"{name}-serve.stats.json"
+    _log(f"{name}: serve's build process, base build, then the claim edit")
+    cmd = [sys.executable, "-c", _SERVE, str(stats), str(source), str(edited), str(site), str(cache),
+           "1" if drop_caches else "0"]
+    found = _measure(cmd, work, work / f"{name}-serve.log", stats)
+    for path in (site, cache, source):
+        shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+    return {**found, "process_wall_s": found["wall_s"], "wall_s": found.get("rebuild_wall_s", found["wall_s"]),
+            "kept": found.get("kept", 0)}
 
 
 def edited_document(network: Path, folder: Path) -> str:
@@ -547,7 +599,8 @@ def incremental_summary(found: dict) -> str:
         return "-" if value is None else f"{value:.1f}x"
     return (f"incremental rebuild at {found['input']} (no search): cold {found['cold_no_search_s']:.2f} s / "
             f"1 claim edited {found['claim_edited_s']:.2f} s = {x(found['claim_edited_speedup'])} "
-            f"(target >= 10x), {found['claim_edited_kept']}/{found['beliefs']} pages kept; premise retracted "
+            f"(target >= 10x), {found['claim_edited_kept']}/{found['beliefs']} pages kept; in serve's build "
+            f"process {found['serve_claim_edited_s']:.2f} s = {x(found['serve_claim_edited_speedup'])}; premise retracted "
             f"{found['premise_retracted_s']:.2f} s = {x(found['premise_retracted_speedup'])}, "
             f"{found['premise_retracted_kept']} kept (a cold build into that site: "
             f"{found['premise_retracted_cold_same_site_s']:.2f} s); search re-index "

@@ -31,9 +31,10 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     runs = {(r["input"], r["run"]): r for r in report["rows"]}
     name = f"gen-{SIZE}"
     edited = "rebuild: 1 claim edited (incremental, no search)"
+    served = "rebuild in serve's build process: 1 claim edited (no search)"
     reindexed = "rebuild: 1 claim edited (incremental, with search)"
     expected = {(name, run) for run in (
-        "full", "floor", "mkdocs", "full, no search", "rebuild base", edited,
+        "full", "floor", "mkdocs", "full, no search", "rebuild base", edited, served,
         "rebuild: premise retracted (incremental, no search)", "rebuild: premise retracted (cold, same site, no search)",
         reindexed, "documents: full, no search", "documents: rebuild base",
         "documents: 1 claim edited (incremental, no search)")}
@@ -56,6 +57,9 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     assert runs[(name, "full, no search")]["indexer_rss_mb"] is None
     assert report["incremental"]["claim_edited_kept"] == edit["raw"]["kept"]
     assert report["incremental"]["claim_edited_speedup"] > 0
+    serve = runs[(name, served)]  # the warm process: the request alone, most pages kept
+    assert serve["raw"]["kept"] > SIZE // 2 and serve["wall_s"] < serve["raw"]["process_wall_s"]
+    assert report["incremental"]["serve_claim_edited_speedup"] > 0 and "in serve's build process" in done.stdout
     assert "incremental rebuild at" in done.stdout and "target >= 10x" in done.stdout
     retract = runs[(name, "rebuild: premise retracted (incremental, no search)")]
     assert "cold into the same site / this = " in retract["note"]  # the fair comparison when nothing is kept
