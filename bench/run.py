@@ -501,7 +501,8 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     _log(f"{name}: incremental rebuild after editing {belief_id}")
     edit = _incremental(rows, cold, EDITED, build(source, site, work, f"{name}-rebuild-edit", *cached))
     served = _incremental(rows, cold, SERVED, serve_rebuild(network, source, work, name))
-    _note(served, "the request only: the process is up and has built the network once")
+    _note(served, "the request only: the process is up and has built the network once; "
+                  "peak RSS: the build process's, base build included")
     premise, dependents = retracted_premise(source, source)  # on top of the edit: one change
     _log(f"{name}: incremental rebuild after retracting {premise} ({dependents} direct dependents)")
     retract = _incremental(rows, cold, RETRACTED, build(source, site, work, f"{name}-rebuild-retract", *cached))

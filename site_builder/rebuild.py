@@ -2,26 +2,32 @@
 
 The server has threads (HTTP requests, file watching), and forking beside threads can copy a
 lock one of them holds into a child; this process has no other thread, so it renders with a
-pool of workers on every core, as `belief-site build` does. It stays up between builds, so a
-rebuild pays no interpreter start or imports. Builds go into one folder, as `build`'s do: an
-incremental one renames the files it rendered into it (each file is replaced whole) and a
-cold one swaps the whole folder in; a failed build leaves it as it was.
+pool of workers on every core, as `belief-site build` does (from parallel.SERIAL_BELOW
+beliefs up). It stays up between builds, so a rebuild pays no interpreter start or imports,
+and it hands each build the last one's evaluation (taken when nothing the evaluation reads
+changed: evaluate.evaluate). Builds go into one folder, as `build`'s do: an incremental one
+renames the files it rendered into it, one by one, and a cold one swaps the whole folder in;
+a failed build leaves it as it was.
 
-The server talks to it through `Rebuilder`: one request per line on its stdin, one reply per
-line on its stdout, both JSON (paths that are not UTF-8 travel as `\\udcXX` escapes):
+The server talks to it through `Rebuilder`: one request per line on its stdin, one reply
+per line on a pipe of its own (so that nothing else the process prints can be taken for a
+reply), both JSON (paths that are not UTF-8 travel as `\\udcXX` escapes):
 
     {"source": str | null, "config": str | null, "out": str, "cache": str}
     {"written": bool, "beliefs": int, "files": int, "reused": int, "diagnostics": [{path,
      line, code, message, hint}], "crash": str | null}
 
 The end of its input ends it. It runs in a session of its own, so Ctrl+C in the terminal
-reaches only the server, which then stops it and its workers.
+reaches only the server, which then stops it, killing its session (workers, Pagefind) when
+it is in the middle of a build. Its render workers inherit the reply pipe, so the server
+does not wait for the pipe to close to know the process died: it checks the process.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -40,6 +46,17 @@ __all__ = ["Rebuilder", "Reply", "settings", "main"]
 
 STOP_WAIT = 2.0
 """Seconds an idle build process gets to exit at the end of its input before it is killed."""
+POLL_S = 0.2
+"""How often the server, waiting for a reply, checks that the build process still runs."""
+_HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""The folder that holds this package."""
+
+
+def _isolated() -> tuple[str, ...]:
+    """`-m` puts the working folder first on the module path: a belief repository's `json.py`
+    would run in the build process. `-P` leaves it out, unless belief-site itself is run from
+    that folder (a checkout, not installed), where the server found it the same way."""
+    return () if os.path.abspath(os.getcwd()) == _HOME else ("-P",)
 
 
 def settings(source: str | None, config_file: str | None) -> tuple[SiteConfig, list[Diagnostic], Path]:
@@ -76,12 +93,13 @@ def _build(request: dict, previous: Evaluation | None) -> tuple[dict, Evaluation
     from .pipeline import build  # here: the server's process never imports the build itself
     from .render.parallel import default_jobs
 
+    problems: list[Diagnostic] = []
     try:
         config, problems, _ = settings(request["source"], request["config"])
         built = build(config, Path(request["out"]), jobs=default_jobs(), cache=Path(request["cache"]),
                       previous=previous)
     except Exception as exc:  # a stage failed: the server shows it and keeps serving
-        return asdict(Reply(crash=crash_text(exc))), None
+        return asdict(Reply(diagnostics=tuple(problems), crash=crash_text(exc))), None
     return ({"written": built.written, "beliefs": len(built.checked.parsed.network.beliefs),
              "files": built.files, "reused": built.reused,
              "diagnostics": [asdict(d) for d in (*problems, *built.diagnostics)], "crash": None},
@@ -90,7 +108,8 @@ def _build(request: dict, previous: Evaluation | None) -> tuple[dict, Evaluation
 
 def serve_requests(requests: TextIO, replies: TextIO) -> None:
     """Build for each request line until the input ends; each build may take the last one's
-    evaluation (after an edit of claims only, 0.2 s at 10k beliefs)."""
+    evaluation (0.2 s at 10k beliefs; taken after an edit of claims or summaries that moves
+    no line)."""
     evaluation = None
     for line in requests:
         reply, evaluation = _build(json.loads(line), evaluation)
@@ -98,48 +117,79 @@ def serve_requests(requests: TextIO, replies: TextIO) -> None:
         replies.flush()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """`python -m site_builder.rebuild FD`: requests on stdin, replies on file descriptor FD."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when this process stops
-    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)  # anything else printed (a library's warning) goes to the terminal, not the replies
-    serve_requests(sys.stdin, replies)
+    fd = int((argv if argv is not None else sys.argv[1:])[0])
+    with os.fdopen(fd, "w", encoding="utf-8") as replies:
+        serve_requests(sys.stdin, replies)
     return 0
 
 
 class Rebuilder:
     """The server's side: starts the build process when first asked, sends it requests and
-    starts it again after it died (killed, out of memory)."""
+    starts it again after it died (killed, out of memory) or said something that is not a
+    reply."""
 
     def __init__(self) -> None:
         self._process: subprocess.Popen | None = None
+        self._replies: int | None = None
         self._busy = False
 
     @property
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 
+    def _start(self) -> None:
+        read, write = os.pipe()
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, *_isolated(), "-m", "site_builder.rebuild", str(write)], stdin=subprocess.PIPE,
+                text=True, encoding="utf-8", start_new_session=True, pass_fds=(write,))
+        except BaseException:
+            os.close(read)
+            raise
+        finally:
+            os.close(write)
+        self._replies = read
+
     def build(self, source: str | None, config_file: str | None, out: Path, cache: Path) -> Reply:
         if self._process is not None and self._process.poll() is not None:
             self.stop()  # it died since the last build
         if self._process is None:
-            self._process = subprocess.Popen(
-                [sys.executable, "-m", "site_builder.rebuild"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, text=True, encoding="utf-8", start_new_session=True)
+            self._start()
         request = {"source": source, "config": config_file, "out": str(out), "cache": str(cache)}
         self._busy = True
         try:
             self._process.stdin.write(json.dumps(request) + "\n")
             self._process.stdin.flush()
-            line = self._process.stdout.readline()
+            line = self._reply()
         except OSError:  # BrokenPipeError: it died before reading
-            line = ""
+            line = b""
         self._busy = False  # not on an exception (Ctrl+C while waiting): `stop` kills it at once
-        if not line:
+        try:
+            data = json.loads(line)
+            return Reply(data["written"], data["beliefs"], data["files"], data["reused"],
+                         tuple(Diagnostic(**d) for d in data["diagnostics"]), data["crash"])
+        except (ValueError, TypeError, KeyError):
             code = self.stop(kill=True)
-            return Reply(crash=f"the build process stopped (exit code {code}); the next change starts a new one")
-        data = json.loads(line)
-        return Reply(data["written"], data["beliefs"], data["files"], data["reused"],
-                     tuple(Diagnostic(**d) for d in data["diagnostics"]), data["crash"])
+            why = f"exit code {code}" if line == b"" else f"it replied {line[:200]!r}"
+            return Reply(crash=f"the build process stopped ({why}); the next change starts a new one")
+
+    def _reply(self) -> bytes:
+        """One reply line (b"" when the process is gone, even if its workers live on)."""
+        chunks: list[bytes] = []
+        while True:
+            ready, _, _ = select.select([self._replies], [], [], POLL_S)
+            if ready:
+                chunk = os.read(self._replies, 1 << 16)
+                if not chunk:
+                    return b""
+                chunks.append(chunk)
+                if chunk.endswith(b"\n"):  # one reply per request; JSON holds no raw newline
+                    return b"".join(chunks)
+            elif _exited(self._process.pid):
+                return b""
 
     def stop(self, kill: bool = False) -> int | None:
         """End the build process; its exit code. Idle, it exits at the end of its input. In
@@ -160,8 +210,18 @@ class Rebuilder:
         except subprocess.TimeoutExpired:
             _kill_session(process.pid)
             code = process.wait()
-        process.stdout.close()
+        if self._replies is not None:
+            os.close(self._replies)
+            self._replies = None
         return code
+
+
+def _exited(pid: int) -> bool:
+    """Whether the process has ended, without reaping it (its pid keeps naming its session)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
 
 
 def _kill_session(pid: int) -> None:

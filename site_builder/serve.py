@@ -2,9 +2,12 @@
 
 Builds go into one folder under a private temporary directory (never the user's site/),
 made by a build process of their own (rebuild.py: it renders on every core and stays warm
-between builds). As with `belief-site build`, a rebuild renames only the files it rendered
-into the folder, so a request gets every file whole, and a failed build leaves the last good
-site as it was; open pages reload once a build is done. The files on disk are exactly what
+between builds). As with `belief-site build`, a rebuild renders into a temporary folder and
+then renames what it rendered into the served one, file by file (a cold rebuild swaps the
+whole folder); a failed build changes nothing, so the last good site stays up. A request
+made while the files are renamed may get a mix of old and new pages, or a 404 for a moment;
+open pages reload once the build is done. A build process that dies while renaming leaves a
+mixed folder, which the next build replaces whole. The files on disk are exactly what
 `belief-site build` writes: the live-reload script and the problems banner are added to HTML
 responses only, when they are served.
 """
@@ -235,14 +238,22 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
                 super().do_HEAD() if head else super().do_GET()
                 return
             file = file / "index.html"
-        if not file.is_file():
-            missing = snap.site / "404.html"
-            body = missing.read_bytes() if missing.is_file() else b"<!doctype html><title>Not found</title><body>Not found</body>"
+        page = _read(file) if file.suffix == ".html" else None
+        if not file.is_file() or (file.suffix == ".html" and page is None):
+            # (or gone while a rebuild replaces it: the page reloads once the build is done)
+            body = _read(snap.site / "404.html") or b"<!doctype html><title>Not found</title><body>Not found</body>"
             self._send(404, inject(body, snap), "text/html; charset=utf-8", head)
-        elif file.suffix == ".html":
-            self._send(200, inject(file.read_bytes(), snap), "text/html; charset=utf-8", head)
+        elif page is not None:
+            self._send(200, inject(page, snap), "text/html; charset=utf-8", head)
         else:
             super().do_HEAD() if head else super().do_GET()
+
+
+def _read(file: Path) -> bytes | None:
+    try:
+        return file.read_bytes() if file.is_file() else None
+    except OSError:
+        return None
 
 
 class _Server(http.server.ThreadingHTTPServer):
@@ -401,7 +412,8 @@ def run(args: argparse.Namespace) -> int:
         _say(f"belief-site: --port {args.port} is not a port number")
         return USAGE
     main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
+    # SIGHUP too (the terminal closed): the build process, in a session of its own, gets no signal
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)} if main_thread else {}
     root = Path(tempfile.mkdtemp(prefix="belief-site-serve-"))
     state = _State()
     changes: queue.Queue = queue.Queue()
@@ -448,8 +460,8 @@ def run(args: argparse.Namespace) -> int:
                 server.shutdown()
             server.server_close()
         shutil.rmtree(root, ignore_errors=True)
-        if main_thread:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 __all__ = ["run", "inject", "Snapshot", "PREFIX"]

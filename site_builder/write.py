@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -240,16 +241,23 @@ def _fill_from(temp: Path, files: Files, unchanged: Callable[[object], bool] | N
         return set(), set(), [Diagnostic(str(exc), 0, "E801", "output path outside the site")]
 
 
+_READ_AS_IS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+"""A link at the path is not followed (what stays must be a file, not a link to one), and a
+FIFO put there does not block the build."""
+
+
 def _unchanged(out: str, previous: frozenset[str], item) -> bool:
-    """Whether the previous build's file at the item's path holds exactly its bytes (never
-    through a link: the file itself stays)."""
+    """Whether the previous build's file at the item's path is a plain file holding exactly
+    its bytes (so it can stay)."""
     if item.path not in previous or item.origin is not None:
         return False
     try:
-        handle = os.open(os.path.join(out, item.path), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        handle = os.open(os.path.join(out, item.path), _READ_AS_IS)
     except OSError:
         return False
     with os.fdopen(handle, "rb") as found:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return False
         return found.read(len(item.data) + 1) == item.data
 
 

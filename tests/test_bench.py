@@ -57,8 +57,8 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     assert runs[(name, "full, no search")]["indexer_rss_mb"] is None
     assert report["incremental"]["claim_edited_kept"] == edit["raw"]["kept"]
     assert report["incremental"]["claim_edited_speedup"] > 0
-    serve = runs[(name, served)]  # the warm process: the request alone, most pages kept
-    assert serve["raw"]["kept"] > SIZE // 2 and serve["wall_s"] < serve["raw"]["process_wall_s"]
+    serve = runs[(name, served)]  # the warm process: most pages kept
+    assert serve["raw"]["kept"] > SIZE // 2 and "base build included" in serve["note"]
     assert report["incremental"]["serve_claim_edited_speedup"] > 0 and "in serve's build process" in done.stdout
     assert "incremental rebuild at" in done.stdout and "target >= 10x" in done.stdout
     retract = runs[(name, "rebuild: premise retracted (incremental, no search)")]

@@ -517,14 +517,17 @@ def test_an_update_leaves_only_files_of_the_last_build_with_the_same_bytes(tmp_p
     (out / "b").unlink()
     (out / "b").symlink_to(elsewhere)  # the same bytes, through a link
     (out / "d").write_bytes(b"D")  # the same bytes, but not a file of the last build
-    before = {name: (out / name).lstat().st_ino for name in "abcd"}
-    files = [OutputFile(name, name.upper().encode()) for name in "abd"] + [OutputFile("c", b"new")]
-    paths, problems = write.update_site(files, out, set(), frozenset("abc"))
-    assert problems == [] and paths == set("abcd")
-    assert {name: (out / name).read_bytes() for name in "abcd"} == {"a": b"A", "b": b"B", "c": b"new", "d": b"D"}
-    after = {name: (out / name).lstat().st_ino for name in "abcd"}
+    (out / "e").write_bytes(b"EE")  # the new bytes, and more
+    os.mkfifo(out / "f")  # opening it to read would wait for a writer
+    before = {name: (out / name).lstat().st_ino for name in "abcdef"}
+    files = [OutputFile(name, name.upper().encode()) for name in "abdef"] + [OutputFile("c", b"new")]
+    paths, problems = write.update_site(files, out, set(), frozenset("abcef"))
+    assert problems == [] and paths == set("abcdef")
+    assert {name: (out / name).read_bytes() for name in "abcdef"} == \
+        {"a": b"A", "b": b"B", "c": b"new", "d": b"D", "e": b"E", "f": b"F"}
+    after = {name: (out / name).lstat().st_ino for name in "abcdef"}
     assert after["a"] == before["a"] and not (out / "b").is_symlink()
-    assert after["c"] != before["c"] and after["d"] != before["d"]
+    assert all(after[name] != before[name] for name in "cdef")
 
 
 def _indexer_starts(monkeypatch) -> list[int]:
@@ -1115,6 +1118,59 @@ def test_serve_rebuilds_in_one_warm_process_of_its_own_into_one_folder(generated
     finally:
         assert builds.stop() == 0  # idle: it ends with its input
     assert builds.pid is None and not _children(process)
+
+
+def test_a_build_process_killed_in_the_middle_of_a_build_is_reported_not_waited_for(generated, tmp_path):
+    """Its render workers keep the reply pipe open: the server must not wait for it to close."""
+    import threading
+
+    from site_builder.rebuild import Rebuilder
+    builds = Rebuilder()
+    builds.build(str(EXAMPLE), None, tmp_path / "warm", tmp_path / "warm-cache")
+    session = builds.pid
+
+    def kill_once_rendering() -> None:
+        deadline = time.monotonic() + 60
+        while len(_children(session)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(session, signal.SIGKILL)  # the build process only, as the OOM killer would
+
+    killer = threading.Thread(target=kill_once_rendering, daemon=True)
+    killer.start()
+    replies = []
+    waiting = threading.Thread(target=lambda: replies.append(
+        builds.build(str(generated), None, tmp_path / "site", tmp_path / "cache")), daemon=True)
+    waiting.start()
+    waiting.join(30)
+    try:
+        assert replies and "the build process stopped (exit code -9)" in replies[0].crash
+        deadline = time.monotonic() + 10
+        while _children(session) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _children(session)  # its workers went with it
+    finally:
+        if waiting.is_alive():
+            os.killpg(session, signal.SIGKILL)
+        builds.stop()
+
+
+def test_the_build_process_imports_nothing_from_the_working_folder_and_its_output_is_not_a_reply(
+        tmp_path, monkeypatch):
+    from site_builder.rebuild import Rebuilder
+    (tmp_path / "json.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\n")  # a repository's file
+    noisy = tmp_path / "noisy"
+    noisy.mkdir()
+    (noisy / "sitecustomize.py").write_text("print('not a reply')\n")  # printed as the process starts
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(noisy), os.environ.get("PYTHONPATH")])))
+    monkeypatch.chdir(tmp_path)
+    builds = Rebuilder()
+    try:
+        first = builds.build(str(EXAMPLE), None, tmp_path / "site", tmp_path / "cache")
+        second = builds.build(str(tmp_path / "missing"), None, tmp_path / "site", tmp_path / "cache")
+    finally:
+        builds.stop()
+    assert first.written and first.crash is None and not (tmp_path / "ran").exists()
+    assert not second.written  # its own reply, not the first one's
 
 
 def test_a_build_process_that_dies_is_reported_and_started_again(tmp_path):
