@@ -152,8 +152,8 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     (documents_cache.py); `stages` collects seconds per stage; `progress(done, total)`
     is called as belief files are written; `waiting(pid)` when another build holds the
     cache folder (this one waits for it); `previous`: the last build's evaluation, kept by a
-    process that builds again and again (serve's), taken when the network's structure is the
-    same (evaluate.evaluate)."""
+    process that builds again and again (serve's), taken when nothing the evaluation reads
+    changed (evaluate.evaluate)."""
     with _collector_paused():
         return _build(config, out, keep_going, strict, diff_base, jobs, cache, stages, progress, waiting,
                       previous)
