@@ -49,7 +49,7 @@ from itertools import accumulate
 from operator import attrgetter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Mapping
 
 try:
     import fcntl
@@ -195,9 +195,15 @@ _CONTENT = {kind: attrgetter(*names) for kind, names in _NAMES.items()}
 _JUSTIFICATIONS = _NAMES[Belief].index("justifications")
 
 
-def texts(ctx: RenderContext) -> dict[str, str]:
-    """id -> hash of the belief's own content (`_compared`)."""
-    return {i: digest(repr(_compared(b))) for i, b in ctx.evaluation.network.beliefs.items()}
+def texts(ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = None) -> dict[str, str]:
+    """id -> hash of the belief's own content (`_compared`); `known`: id -> (a Belief, its
+    hash) of an earlier build in this process, taken for the very same Belief object (a
+    network.json node read as before keeps it: parse.network_json.NodesRead)."""
+    beliefs = ctx.evaluation.network.beliefs
+    if not known:
+        return {i: digest(repr(_compared(b))) for i, b in beliefs.items()}
+    return {i: found[1] if (found := known.get(i)) is not None and found[0] is b else digest(repr(_compared(b)))
+            for i, b in beliefs.items()}
 
 
 _READS = re.compile(r"(?:0|[1-9][0-9]*)(?: (?:0|[1-9][0-9]*))*")
@@ -256,9 +262,9 @@ class Cache:
             previous = {}
         return cls(folder, previous)
 
-    def reusable(self, ctx: RenderContext) -> Reuse | None:
-        """What the previous site offers this build (None: render everything)."""
-        self.salt, self.texts = salt(ctx), texts(ctx)
+    def reusable(self, ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = None) -> Reuse | None:
+        """What the previous site offers this build (None: render everything); `known`: see `texts`."""
+        self.salt, self.texts = salt(ctx), texts(ctx, known)
         old = self.previous
         if old.get("salt") != self.salt or ctx.diagrams or not isinstance(old.get("out"), str):
             return None

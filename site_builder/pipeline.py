@@ -6,7 +6,7 @@ import gc
 import os
 import threading
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -18,7 +18,9 @@ from .fmt import encode, format_document
 from .ids import document_path
 from .load import load
 from .load import SourceFile, Vouch, hidden
+from .model import Belief
 from .parse import Facts, Parsed, parse
+from .parse.network_json import NodesRead
 from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
 from .evaluate.visibility import visible_ids
@@ -42,17 +44,32 @@ class Checked:
     diagnostics: tuple[Diagnostic, ...]
 
 
+@dataclass
+class Memory:
+    """What a process that builds again and again (serve's build process) keeps from one
+    build to the next: the last evaluation (taken when nothing it reads changed:
+    evaluate.evaluate), the nodes of the last network.json read (parse.network_json.NodesRead)
+    and the content hashes of its beliefs (cache.texts)."""
+
+    evaluation: Evaluation | None = None
+    nodes: NodesRead = field(default_factory=NodesRead)
+    texts: dict[str, tuple[Belief, str]] = field(default_factory=dict)
+    """id -> (Belief, its content hash) of the last build with a cache (cache.texts)."""
+
+
 def check(source: str | Path, limit: int = DEFAULT_LIMIT,
           known: Callable[[SourceFile], Facts | None] | None = None, vouched: Vouch | None = None,
-          previous: Evaluation | None = None) -> Checked:
+          memory: Memory | None = None) -> Checked:
     """Read and evaluate a source; collect all diagnostics (never raises on content).
     `known(file)` may give a document's facts from the build's cache (parse.parse),
-    `vouched` spare reading the documents it knows unchanged (load.load), and the `previous`
-    evaluation may stand for this one (evaluate.evaluate)."""
+    `vouched` spare reading the documents it knows unchanged (load.load), and `memory`
+    what the last check in this process found (left holding this one's)."""
     with _collector_paused():
         sources = load(source, vouched)
-        parsed = parse(sources, known)
-        evaluation = evaluate(parsed.network, limit, previous)
+        parsed = parse(sources, known, memory.nodes if memory is not None else None)
+        evaluation = evaluate(parsed.network, limit, memory.evaluation if memory is not None else None)
+        if memory is not None:
+            memory.evaluation = evaluation
     found = (*parsed.diagnostics, *evaluation.diagnostics,
              *check_documents(parsed.facts, evaluation), *alias_problems(parsed.network))
     return Checked(parsed, evaluation, tuple(sorted(set(found), key=Diagnostic.sort_key)))
@@ -141,7 +158,7 @@ def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Che
 def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool = False,
           diff_base: str | None = None, jobs: int = 1, cache: Path | None = None,
           stages: Stages | None = None, progress: Callable[[int, int], None] | None = None,
-          waiting: Callable[[str], None] | None = None, previous: Evaluation | None = None) -> Built:
+          waiting: Callable[[str], None] | None = None, memory: Memory | None = None) -> Built:
     """Check the configured source and write the site into `out` (atomically), with the
     cycle collector paused (`_collector_paused`).
 
@@ -151,23 +168,22 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     not rendered (cache.py), and documents whose files are unchanged are not parsed again
     (documents_cache.py); `stages` collects seconds per stage; `progress(done, total)`
     is called as belief files are written; `waiting(pid)` when another build holds the
-    cache folder (this one waits for it); `previous`: the last build's evaluation, kept by a
-    process that builds again and again (serve's), taken when nothing the evaluation reads
-    changed (evaluate.evaluate)."""
+    cache folder (this one waits for it); `memory`: what the last build in this process
+    found (`Memory`: serve's build process keeps one)."""
     with _collector_paused():
         return _build(config, out, keep_going, strict, diff_base, jobs, cache, stages, progress, waiting,
-                      previous)
+                      memory)
 
 
 def _build(config: SiteConfig, out: Path, keep_going: bool, strict: bool, diff_base: str | None, jobs: int,
-           cache: Path | None, stages: Stages | None, progress, waiting, previous: Evaluation | None) -> Built:
+           cache: Path | None, stages: Stages | None, progress, waiting, memory: Memory | None) -> Built:
     stages = stages or Stages()
     source = config.source_path()
     misplaced = _misplaced(out, cache, source)
     with stages.stage("read and evaluate"):
         documents = DocumentsCache.open(cache) if cache is not None and misplaced is None else None
         checked = check(source, config.panel_max_items, documents.facts if documents else None,
-                        documents.vouch if documents else None, previous)
+                        documents.vouch if documents else None, memory)
         kept = _kept(checked, source, keep_going, strict)
     if kept is None:  # nothing is written; the documents' facts are kept all the same
         unsaved = _save_documents(documents, checked.parsed.facts, cache, waiting)
@@ -198,7 +214,7 @@ def _build(config: SiteConfig, out: Path, keep_going: bool, strict: bool, diff_b
             except OSError as exc:  # read-only checkout, say: the cache only saves time
                 diagnostics.append(_no_cache(cache, exc))
                 cache = None
-        return _produce(kept, ctx, out, jobs, cache, stages, progress, diagnostics, documents)
+        return _produce(kept, ctx, out, jobs, cache, stages, progress, diagnostics, documents, memory)
 
 
 def _misplaced(out: Path, cache: Path | None, source: Path) -> Diagnostic | None:
@@ -240,14 +256,17 @@ def _no_cache(cache: Path, exc: OSError) -> Diagnostic:
 
 def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Path | None,
              stages: Stages, progress, diagnostics: list[Diagnostic],
-             documents: DocumentsCache | None = None) -> Built:
+             documents: DocumentsCache | None = None, memory: Memory | None = None) -> Built:
     """Render and write the site (with the cache folder held, when there is one); the
     documents' facts are kept even when rendering or writing failed (they stay true)."""
     store, reused = None, None
     if cache is not None:
         with stages.stage("cache"):
             store = Cache.open(cache)
-            reused = store.reusable(ctx)
+            reused = store.reusable(ctx, memory.texts if memory is not None else None)
+            if memory is not None:
+                beliefs = ctx.evaluation.network.beliefs
+                memory.texts = {i: (beliefs[i], text) for i, text in store.texts.items()}
         ctx = replace(ctx, rows=Rows(store.folder, store.salt, store.texts))
     try:
         with stages.stage("total render and write"):

