@@ -726,6 +726,19 @@ def test_truncated_network_json(tmp_path, run):
     assert "hint: check that the file is a complete `reasons export`" in r.err
 
 
+def test_a_number_too_long_for_python_is_an_error_not_a_traceback(tmp_path, run):
+    write(tmp_path, {"network.json": '{"nodes": {"a": {"text": "x", "metadata": {"n": ' + "9" * 5000 + "}}}}"})
+    r = run("check", "network.json")
+    assert r.code == 1 and len(r.lines) == 1 and r.lines[0].startswith("network.json:1: E601 not valid JSON: ")
+    assert "Traceback" not in r.err
+
+
+def test_a_nogood_whose_nodes_are_not_a_list_is_dropped_with_a_diagnostic(tmp_path, run):
+    write(tmp_path, {"network.json": json.dumps({**NETWORK, "nogoods": [{"id": "n", "nodes": 5}]})})
+    r = run("check", "network.json")
+    assert "E602 malformed nogood {'id': 'n', 'nodes': 5} (ignored)" in r.err and "Traceback" not in r.err
+
+
 # -- output formats and the source argument --------------------------------------------------------
 
 PROBLEMS = {"beliefs/a.md": premise("a"),

@@ -84,7 +84,9 @@ class NodesRead:
     """The nodes a parse of one file read, for the next parse of it in the same process
     (serve's build process): a node that reads as before, at the same line, is not checked
     again, and keeps its Belief while the project's field set is the same. Nodes are compared
-    by their marshal bytes, which tell `true` from `1` and `1` from `1.0` (== does not).
+    by their marshal bytes, which tell `true` from `1`, `1` from `1.0` and one order of keys
+    from another (== does not). Equal nodes may marshal differently (a key another node came
+    to share is written as a back-reference): then the node is only read again.
     10,000 nodes take 0.15 s to check; comparing them with the last ones, 0.02 s."""
 
     def __init__(self) -> None:
@@ -134,6 +136,8 @@ def parse_network_json(source: SourceFile, last: NodesRead | None = None) -> tup
         return None, found
     except RecursionError:  # thousands of nested brackets: no export is like that
         return None, [_too_deep(source)]
+    except ValueError as exc:  # a number of more than 4,300 digits (Python's limit on int())
+        return None, [Diagnostic(path, 1, "E601", f"not valid JSON: {exc}", corrupt_hint(source.text))]
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
         found.append(Diagnostic(path, 1, "E601", "not a network export: no 'nodes' object",
                                 corrupt_hint(source.text)))
@@ -262,6 +266,7 @@ def _nogoods(data: Any, path: str, found: list, text: str) -> tuple[Nogood, ...]
     out = []
     for entry in data:
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or \
+                not isinstance(entry.get("nodes", []), list) or \
                 not all(isinstance(n, str) for n in entry.get("nodes", [])):
             found.append(Diagnostic(path, 0, "E602", f"malformed nogood {entry!r} (ignored)"))
             continue
