@@ -101,9 +101,8 @@ def _build(request: dict, memory: Memory) -> dict:
     except Exception as exc:  # a stage failed: the server shows it and keeps serving
         memory.evaluation = None  # (nothing else is known to be amiss)
         return asdict(Reply(diagnostics=tuple(problems), crash=crash_text(exc)))
-    return {"written": built.written, "beliefs": len(built.checked.parsed.network.beliefs),
-            "files": built.files, "reused": built.reused,
-            "diagnostics": [asdict(d) for d in (*problems, *built.diagnostics)], "crash": None}
+    return asdict(Reply(built.written, len(built.checked.parsed.network.beliefs), built.files, built.reused,
+                        (*problems, *built.diagnostics)))
 
 
 def serve_requests(requests: TextIO, replies: TextIO) -> None:

@@ -94,7 +94,8 @@ def _through_outlist(beliefs: Mapping[str, Belief], group: Sequence[str]) -> boo
 def evaluate(network: Network, limit: int = DEFAULT_LIMIT, previous: Evaluation | None = None) -> Evaluation:
     """Network -> Evaluation (truth values, depth, dependents, trace, diagnostics). With the
     `previous` evaluation (serve's build process keeps it), a network whose every input to the
-    evaluation is the same (`_inputs`: an edit of claims or summaries) takes its results."""
+    evaluation is the same (`_inputs`: after an edit of claims or summaries that moves no line)
+    takes its results."""
     if previous is not None and previous.limit == limit and _inputs(previous.network) == _inputs(network):
         return replace(previous, network=network)
     beliefs = network.beliefs
