@@ -158,7 +158,8 @@ def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Che
 def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool = False,
           diff_base: str | None = None, jobs: int = 1, cache: Path | None = None,
           stages: Stages | None = None, progress: Callable[[int, int], None] | None = None,
-          waiting: Callable[[str], None] | None = None, memory: Memory | None = None) -> Built:
+          waiting: Callable[[str], None] | None = None, memory: Memory | None = None,
+          published: Callable[[Built], None] | None = None) -> Built:
     """Check the configured source and write the site into `out` (atomically), with the
     cycle collector paused (`_collector_paused`).
 
@@ -169,14 +170,17 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     (documents_cache.py); `stages` collects seconds per stage; `progress(done, total)`
     is called as belief files are written; `waiting(pid)` when another build holds the
     cache folder (this one waits for it); `memory`: what the last build in this process
-    found (`Memory`: serve's build process keeps one)."""
+    found (`Memory`: serve's build process keeps one); `published(built so far)`: an
+    incremental build with search has put its pages in place and is waiting for Pagefind
+    (write.update_site; serve reloads its readers' pages then)."""
     with _collector_paused():
         return _build(config, out, keep_going, strict, diff_base, jobs, cache, stages, progress, waiting,
-                      memory)
+                      memory, published)
 
 
 def _build(config: SiteConfig, out: Path, keep_going: bool, strict: bool, diff_base: str | None, jobs: int,
-           cache: Path | None, stages: Stages | None, progress, waiting, memory: Memory | None) -> Built:
+           cache: Path | None, stages: Stages | None, progress, waiting, memory: Memory | None,
+           published: Callable[[Built], None] | None) -> Built:
     stages = stages or Stages()
     source = config.source_path()
     misplaced = _misplaced(out, cache, source)
@@ -214,7 +218,7 @@ def _build(config: SiteConfig, out: Path, keep_going: bool, strict: bool, diff_b
             except OSError as exc:  # read-only checkout, say: the cache only saves time
                 diagnostics.append(_no_cache(cache, exc))
                 cache = None
-        return _produce(kept, ctx, out, jobs, cache, stages, progress, diagnostics, documents, memory)
+        return _produce(kept, ctx, out, jobs, cache, stages, progress, diagnostics, documents, memory, published)
 
 
 def _misplaced(out: Path, cache: Path | None, source: Path) -> Diagnostic | None:
@@ -256,7 +260,8 @@ def _no_cache(cache: Path, exc: OSError) -> Diagnostic:
 
 def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Path | None,
              stages: Stages, progress, diagnostics: list[Diagnostic],
-             documents: DocumentsCache | None = None, memory: Memory | None = None) -> Built:
+             documents: DocumentsCache | None = None, memory: Memory | None = None,
+             published: Callable[[Built], None] | None = None) -> Built:
     """Render and write the site (with the cache folder held, when there is one); the
     documents' facts are kept even when rendering or writing failed (they stay true)."""
     store, reused = None, None
@@ -268,10 +273,16 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
                 beliefs = ctx.evaluation.network.beliefs
                 memory.texts = {i: (beliefs[i], text) for i, text in store.texts.items()}
         ctx = replace(ctx, rows=Rows(store.folder, store.salt, store.texts))
+    pages = None
+    if published is not None:
+        def pages(files: int) -> None:
+            published(Built(kept, tuple(diagnostics), files, True, len(reused.files) if reused else 0,
+                            documents.hits if documents is not None else 0,
+                            documents.unread if documents is not None else 0))
     try:
         with stages.stage("total render and write"):
             done = _done(store, progress, len(ctx.visible))
-            paths, problems = _write(ctx, out, jobs, reused, done, stages, store)
+            paths, problems = _write(ctx, out, jobs, reused, done, stages, store, pages)
     except Exception as exc:
         problem = _stopped(exc, ctx, out)
         if problem is None:  # a bug: its traceback is wanted
@@ -319,17 +330,18 @@ def _keep_documents(documents: DocumentsCache | None, facts: tuple[Facts, ...], 
 
 
 def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done, stages: Stages,
-           store: Cache | None = None):
+           store: Cache | None = None, pages: Callable[[int], None] | None = None):
     """Render into `out`: a whole new site, or (incremental, into the last build's folder)
     only what changed; kept files are then left in place, or hard-linked from the previous
-    folder when writing elsewhere (serve). The cache also keeps the search bundle."""
+    folder when writing elsewhere. The cache also keeps the search bundle. `pages(files)`:
+    an incremental build's pages are in place, before the search bundle (write.update_site)."""
     if reused is None:
         return write_site(lambda sink: render(ctx, jobs, None, done, stages, sink, store), out)
     if os.path.abspath(reused.origin) == os.path.abspath(out):
         keep = {p for paths in reused.files.values() for p in paths}
         skip = {i: () for i in reused.files}
-        return update_site(lambda sink: render(ctx, jobs, skip, done, stages, sink, store), out, keep,
-                           reused.previous)
+        return update_site(lambda sink: render(ctx, jobs, skip, done, stages, sink, store, pages is not None),
+                           out, keep, reused.previous, pages)
     origin = str(reused.origin)  # string joins: pathlib would take 0.2 s for 40,000 files
     links = {i: [OutputFile(p, b"", f"{origin}/{p}") for p in paths] for i, paths in reused.files.items()}
     return write_site(lambda sink: render(ctx, jobs, links, done, stages, sink, store), out)

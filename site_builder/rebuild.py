@@ -15,7 +15,10 @@ reply), both JSON (paths that are not UTF-8 travel as `\\udcXX` escapes):
 
     {"source": str | null, "config": str | null, "out": str, "cache": str}
     {"written": bool, "beliefs": int, "files": int, "reused": int, "diagnostics": [{path,
-     line, code, message, hint}], "crash": str | null}
+     line, code, message, hint}], "crash": str | null, "partial": bool}
+
+An incremental build with search replies twice: once its pages are in place ("partial":
+true; Pagefind starts then), and once the search bundle is too.
 
 The end of its input ends it. It runs in a session of its own, so Ctrl+C in the terminal
 reaches only the server, which then stops it, killing its session (workers, Pagefind) when
@@ -34,7 +37,7 @@ import sys
 import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
 from .config import SiteConfig, load_config, with_overrides
 from .diagnostics import Diagnostic
@@ -81,6 +84,8 @@ class Reply:
     diagnostics: tuple[Diagnostic, ...] = ()
     crash: str | None = None
     """An internal error's traceback, or why the build process stopped (None: no crash)."""
+    partial: bool = False
+    """The pages are in place; the search bundle is not yet (another reply follows)."""
 
 
 def crash_text(exc: BaseException) -> str:
@@ -88,21 +93,24 @@ def crash_text(exc: BaseException) -> str:
     return "internal error while building:\n" + "".join(traceback.format_exception(exc))
 
 
-def _build(request: dict, memory: Memory) -> dict:
-    """One build, and its reply."""
+def _build(request: dict, memory: Memory, send: Callable[[dict], None]) -> dict:
+    """One build, and its reply (`send` takes the early one of a build with search)."""
     from .pipeline import build  # here: the server's process never imports the build itself
     from .render.parallel import default_jobs
 
     problems: list[Diagnostic] = []
+
+    def reply(built, partial: bool = False) -> dict:
+        return asdict(Reply(built.written, len(built.checked.parsed.network.beliefs), built.files, built.reused,
+                            (*problems, *built.diagnostics), partial=partial))
     try:
         config, problems, _ = settings(request["source"], request["config"])
         built = build(config, Path(request["out"]), jobs=default_jobs(), cache=Path(request["cache"]),
-                      memory=memory)
+                      memory=memory, published=lambda early: send(reply(early, partial=True)))
     except Exception as exc:  # a stage failed: the server shows it and keeps serving
         memory.evaluation = None  # (nothing else is known to be amiss)
         return asdict(Reply(diagnostics=tuple(problems), crash=crash_text(exc)))
-    return asdict(Reply(built.written, len(built.checked.parsed.network.beliefs), built.files, built.reused,
-                        (*problems, *built.diagnostics)))
+    return reply(built)
 
 
 def serve_requests(requests: TextIO, replies: TextIO) -> None:
@@ -111,10 +119,13 @@ def serve_requests(requests: TextIO, replies: TextIO) -> None:
     summaries that moves no line; network.json nodes that read the same, 0.15 s)."""
     from .pipeline import Memory
 
+    def send(reply: dict) -> None:
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+
     memory = Memory()
     for line in requests:
-        replies.write(json.dumps(_build(json.loads(line), memory)) + "\n")
-        replies.flush()
+        send(_build(json.loads(line), memory, send))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,6 +145,8 @@ class Rebuilder:
     def __init__(self) -> None:
         self._process: subprocess.Popen | None = None
         self._replies: int | None = None
+        self._pending = b""
+        """What was read of the reply pipe after the last full line."""
         self._busy = False
 
     @property
@@ -153,7 +166,10 @@ class Rebuilder:
             os.close(write)
         self._replies = read
 
-    def build(self, source: str | None, config_file: str | None, out: Path, cache: Path) -> Reply:
+    def build(self, source: str | None, config_file: str | None, out: Path, cache: Path,
+              published: Callable[[Reply], None] | None = None) -> Reply:
+        """The build's reply; `published(reply)` first, when its pages are in place before
+        its search bundle (`Reply.partial`)."""
         if self._process is not None and self._process.poll() is not None:
             self.stop()  # it died since the last build
         if self._process is None:
@@ -163,33 +179,46 @@ class Rebuilder:
         try:
             self._process.stdin.write(json.dumps(request) + "\n")
             self._process.stdin.flush()
-            line = self._reply()
         except OSError:  # BrokenPipeError: it died before reading
-            line = b""
+            reply = self._lost(b"")
+        else:
+            while (reply := self._reply()).partial:
+                if published is not None:
+                    published(reply)
         self._busy = False  # not on an exception (Ctrl+C while waiting): `stop` kills it at once
+        return reply
+
+    def _reply(self) -> Reply:
+        try:
+            line = self._line()
+        except OSError:
+            line = b""
         try:
             data = json.loads(line)
             return Reply(data["written"], data["beliefs"], data["files"], data["reused"],
-                         tuple(Diagnostic(**d) for d in data["diagnostics"]), data["crash"])
+                         tuple(Diagnostic(**d) for d in data["diagnostics"]), data["crash"], data["partial"] is True)
         except (ValueError, TypeError, KeyError):
-            code = self.stop(kill=True)
-            why = f"exit code {code}" if line == b"" else f"it replied {line[:200]!r}"
-            return Reply(crash=f"the build process stopped ({why}); the next change starts a new one")
+            return self._lost(line)
 
-    def _reply(self) -> bytes:
+    def _lost(self, line: bytes) -> Reply:
+        """The build process died, or said something that is not a reply: it is stopped."""
+        code = self.stop(kill=True)
+        why = f"exit code {code}" if line == b"" else f"it replied {line[:200]!r}"
+        return Reply(crash=f"the build process stopped ({why}); the next change starts a new one")
+
+    def _line(self) -> bytes:
         """One reply line (b"" when the process is gone, even if its workers live on)."""
-        chunks: list[bytes] = []
-        while True:
+        while b"\n" not in self._pending:  # JSON holds no raw newline
             ready, _, _ = select.select([self._replies], [], [], POLL_S)
             if ready:
                 chunk = os.read(self._replies, 1 << 16)
                 if not chunk:
                     return b""
-                chunks.append(chunk)
-                if chunk.endswith(b"\n"):  # one reply per request; JSON holds no raw newline
-                    return b"".join(chunks)
+                self._pending += chunk
             elif _exited(self._process.pid):
                 return b""
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line
 
     def stop(self, kill: bool = False) -> int | None:
         """End the build process; its exit code. Idle, it exits at the end of its input. In
@@ -213,6 +242,7 @@ class Rebuilder:
         if self._replies is not None:
             os.close(self._replies)
             self._replies = None
+        self._pending = b""
         return code
 
 

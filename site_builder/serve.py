@@ -6,7 +6,9 @@ between builds). As with `belief-site build`, a rebuild renders into a temporary
 then renames what it rendered into the served one, file by file (a cold rebuild swaps the
 whole folder); a failed build changes nothing, so the last good site stays up. A request
 made while the files are renamed may get a mix of old and new pages, or a 404 for a moment;
-open pages reload once the build is done. A build process that dies while renaming leaves a
+open pages reload once the build is done, or, with search, once an incremental build has put
+its pages in place: it then renames the search bundle in when Pagefind is done, which reloads
+nothing (searches use the last index until then). A build process that dies while renaming leaves a
 mixed folder, which the next build replaces whole. The files on disk are exactly what
 `belief-site build` writes: the live-reload script and the problems banner are added to HTML
 responses only, when they are served.
@@ -353,19 +355,26 @@ class _Builder:
     def __call__(self) -> Snapshot:
         out = self.root / "site"
         started = time.perf_counter()
+        early: list[tuple[Snapshot, str]] = []  # the snapshot of the pages, before the search bundle
+
+        def pages(reply: Reply) -> None:
+            errors = _errors(reply)
+            early.append((self.state.publish(out, errors, False), errors))
+            _say(f"pages updated in {time.perf_counter() - started:.1f} s; updating the search index")
         try:
             config, _, source = _settings(self.args)  # its problems come with the build's
             self.targets = _targets(self.args, config, source)
-            reply = self.process.build(self.args.source, self.args.config, out, self.root / "cache")
+            reply = self.process.build(self.args.source, self.args.config, out, self.root / "cache", pages)
         except Exception as exc:  # reading the settings failed: show it, keep serving
             reply = Reply(crash=crash_text(exc))
         found = list(reply.diagnostics)
-        errors = reply.crash or format_all([d for d in found if d.severity == "error"], "text")
+        errors = _errors(reply)
         if found:
             _say(format_all(found, "text"))
         elapsed = time.perf_counter() - started
         if reply.written:
-            snap = self.state.publish(out, errors, False)
+            # the pages shown since `pages` are these: open ones need not reload again
+            snap = early[0][0] if early and early[0][1] == errors else self.state.publish(out, errors, False)
             kept = f", {reply.reused} unchanged belief pages kept" if reply.reused else ""
             _say(f"built {reply.beliefs} beliefs ({reply.files} files{kept}) in {elapsed:.1f} s"
                  + (" (with errors: see above)" if has_errors(found) else ""))
@@ -379,6 +388,11 @@ class _Builder:
 
     def close(self) -> None:
         self.process.stop()
+
+
+def _errors(reply: Reply) -> str:
+    """The problems banner of a build: its crash, or its errors."""
+    return reply.crash or format_all([d for d in reply.diagnostics if d.severity == "error"], "text")
 
 
 def _drain(changes: queue.Queue, quiet: float = 0.1) -> set[str]:

@@ -13,6 +13,7 @@ from functools import partial
 from typing import Callable, Iterable, Iterator
 
 from .diagnostics import Diagnostic
+from .render import PAGES_DONE
 
 __all__ = ["safe_relative", "write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath",
            "MARKER", "remove_tree"]
@@ -130,7 +131,8 @@ def _staging(out: Path) -> Path:
         return Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
 
 
-def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str]) -> tuple[set[str], list[Diagnostic]]:
+def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str],
+                published: Callable[[int], None] | None = None) -> tuple[set[str], list[Diagnostic]]:
     """An incremental build: every new or changed file is written into a temporary folder
     first; only when all are written do they replace their old versions in `out` (each
     with one rename). Files in `keep` stay as they are, and so does a file of the previous
@@ -142,25 +144,34 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
     A failure while rendering leaves `out` untouched, as `write_site` does; a crash during
     the renames (a short window) leaves a mixed site marked `.belief-site.updating`, which
     the next build replaces whole (no cache trusts it).
+
+    With `published`, the files given before render.PAGES_DONE are renamed in as soon as it
+    comes, and `published(files in the site)` is called: serve's readers get the pages while
+    Pagefind indexes. The site is then mid-update until the end, and a failure after that
+    point (Pagefind's) leaves it so: new pages, the old search bundle, no marker.
     """
     refusal = _refusal(out)
     if refusal:
         return set(), [refusal]
     temp = _staging(out)
+    moved: set[str] = set()
+    begun = False  # the marker is gone: the site is mid-update
+
+    def pages_done(written: set[str], same: set[str]) -> None:
+        nonlocal begun
+        if published is None or written & keep:  # (written twice: reported at the end)
+            return
+        moved.update(_rename_in(temp, out, written - same, first=not begun))
+        begun = True
+        published(len(written | keep))
+
     try:
-        written, same, problems = _fill_from(temp, files, partial(_unchanged, str(out), previous))
+        written, same, problems = _fill_from(temp, files, partial(_unchanged, str(out), previous), pages_done)
         if not problems and written & keep:
             problems = [Diagnostic(sorted(written & keep)[0], 0, "E801", "output path written twice")]
         if problems:
             return set(), problems
-        # Until the new marker is in, the site is mid-update: a crash here leaves a folder
-        # that is still ours (refusal) but that no cache trusts (its marker is gone).
-        os.replace(out / MARKER, out / UPDATING)
-        made: set[str] = set()
-        renamed = sorted(written - same)
-        for path in renamed:
-            _folder_for(out, path, made)
-        _overlapped(lambda path: os.replace(temp / path, out / path), renamed)
+        _rename_in(temp, out, written - same - moved, first=not begun)
         removed = sorted(previous - keep - written, reverse=True)
         _overlapped(lambda path: (out / path).unlink(missing_ok=True), removed)
         for path in removed:
@@ -171,6 +182,20 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
     finally:
         shutil.rmtree(temp, ignore_errors=True)
     return written | keep, []
+
+
+def _rename_in(temp: Path, out: Path, paths: set[str], first: bool) -> set[str]:
+    """Rename staged files over their old versions in `out`. The first time, the marker
+    goes: until the new one is in, the site is mid-update, and a crash leaves a folder that
+    is still ours (`_refusal`) but that no cache trusts."""
+    if first:
+        os.replace(out / MARKER, out / UPDATING)
+    made: set[str] = set()
+    renamed = sorted(paths)
+    for path in renamed:
+        _folder_for(out, path, made)
+    _overlapped(lambda path: os.replace(temp / path, out / path), renamed)
+    return paths
 
 
 def _overlapped(action: Callable, items: list) -> None:
@@ -232,11 +257,12 @@ def _prune(out: Path, path: str) -> None:
         parent = parent.rpartition("/")[0]
 
 
-def _fill_from(temp: Path, files: Files, unchanged: Callable[[object], bool] | None = None
+def _fill_from(temp: Path, files: Files, unchanged: Callable[[object], bool] | None = None,
+               pages_done: Callable[[set[str], set[str]], None] | None = None
                ) -> tuple[set[str], set[str], list[Diagnostic]]:
     stream = files(partial(store_all, temp)) if callable(files) else files
     try:
-        return _fill(temp, stream, unchanged)
+        return _fill(temp, stream, unchanged, pages_done)
     except UnsafePath as exc:  # from a worker's store_all
         return set(), set(), [Diagnostic(str(exc), 0, "E801", "output path outside the site")]
 
@@ -293,13 +319,19 @@ def _store(folder: Path, item, made: set[str]) -> None:
         _link(item.origin, target)
 
 
-def _fill(temp: Path, files: Iterable, unchanged: Callable[[object], bool] | None
+def _fill(temp: Path, files: Iterable, unchanged: Callable[[object], bool] | None,
+          pages_done: Callable[[set[str], set[str]], None] | None = None
           ) -> tuple[set[str], set[str], list[Diagnostic]]:
-    """(every path given, those of them `unchanged` says need not be written, problems)."""
+    """(every path given, those of them `unchanged` says need not be written, problems);
+    `pages_done(written, same)` when render.PAGES_DONE comes (skipped without it)."""
     written: set[str] = set()
     same: set[str] = set()
     folders: set[str] = set()
     for item in files:
+        if item is PAGES_DONE:
+            if pages_done is not None:
+                pages_done(written, same)
+            continue
         if not safe_relative(item.path) or item.path in written or item.path == MARKER:
             why = "twice" if item.path in written else "outside the site"
             return set(), set(), [Diagnostic(item.path, 0, "E801", f"output path written {why}")]

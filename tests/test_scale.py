@@ -530,6 +530,97 @@ def test_an_update_leaves_only_files_of_the_last_build_with_the_same_bytes(tmp_p
     assert all(after[name] != before[name] for name in "cdef")
 
 
+def _pages_then_index(out: Path, seen: list):
+    """An incremental build's stream: a changed page, PAGES_DONE, then (noting what the
+    site holds by then) the new search bundle."""
+    from site_builder.render import PAGES_DONE
+    yield OutputFile("page", b"new page")
+    yield PAGES_DONE
+    seen.append(((out / "page").read_bytes(), (out / "pagefind" / "entry").read_bytes(),
+                 (out / ".belief-site").exists()))
+    yield OutputFile("pagefind/entry", b"new index")
+
+
+@pytest.mark.parametrize("asked", [True, False])
+def test_an_update_puts_the_pages_in_place_before_the_search_bundle_when_asked(tmp_path, asked):
+    from site_builder import write
+    out = tmp_path / "site"
+    old = [OutputFile("page", b"old page"), OutputFile("pagefind/entry", b"old index"), OutputFile("gone", b"x")]
+    assert write.write_site(old, out)[1] == []
+    seen: list = []
+    published: list[int] = []
+    paths, problems = write.update_site(_pages_then_index(out, seen), out, set(),
+                                        frozenset(f.path for f in old), published.append if asked else None)
+    assert problems == [] and paths == {"page", "pagefind/entry"}
+    # asked (serve): the page is in and the site marked mid-update while Pagefind indexes;
+    # else (build) nothing moves before the end
+    assert seen == ([(b"new page", b"old index", False)] if asked else [(b"old page", b"old index", True)])
+    assert published == ([1] if asked else [])
+    assert (out / "page").read_bytes() == b"new page" and (out / "pagefind" / "entry").read_bytes() == b"new index"
+    assert not (out / "gone").exists() and (out / ".belief-site").is_file()
+    assert not (out / ".belief-site.updating").exists()
+    # a whole new site takes no notice of it
+    seen.clear()
+    assert write.write_site(_pages_then_index(out, seen), tmp_path / "other")[1] == []
+    assert sorted(p.name for p in (tmp_path / "other").rglob("*")) == [".belief-site", "entry", "page", "pagefind"]
+
+
+def test_a_search_failure_after_the_pages_were_put_in_place_leaves_a_site_no_cache_trusts(tmp_path):
+    from site_builder import write
+    from site_builder.cache import marker_identity
+    from site_builder.render import PAGES_DONE
+    out = tmp_path / "site"
+    assert write.write_site([OutputFile("page", b"old page"), OutputFile("pagefind/entry", b"old")], out)[1] == []
+
+    def failing():
+        yield OutputFile("page", b"new page")
+        yield PAGES_DONE
+        raise RuntimeError("Pagefind failed")
+
+    with pytest.raises(RuntimeError):
+        write.update_site(failing(), out, set(), frozenset({"page", "pagefind/entry"}), lambda files: None)
+    assert (out / "page").read_bytes() == b"new page" and (out / "pagefind" / "entry").read_bytes() == b"old"
+    assert marker_identity(out) is None and (out / ".belief-site.updating").is_file()
+    assert write.write_site([OutputFile("page", b"again")], out)[1] == []  # still ours: the next build replaces it
+    assert marker_identity(out) is not None and not (out / ".belief-site.updating").exists()
+
+
+def test_an_incremental_build_with_search_can_publish_its_pages_before_pagefind_starts(generated, tmp_path,
+                                                                                       monkeypatch):
+    """serve's build process: readers get the edited pages while Pagefind re-indexes."""
+    from site_builder.config import SiteConfig
+    from site_builder.pipeline import build
+    source, site, cache, cold = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache", tmp_path / "cold"
+    shutil.copy(generated, source)
+    config = SiteConfig(source=str(source))
+    assert build(config, site, jobs=2, cache=cache).written
+    old_index = _bundle_files(site)
+    _edit(source, _claim)
+    edited = _derived(json.loads(generated.read_text(encoding="utf-8"))["nodes"])
+    started = _indexer_starts(monkeypatch)
+    seen = []
+
+    def published(early) -> None:
+        page = (site / "belief" / edited / "index.html").read_text(encoding="utf-8")
+        seen.append((early.written, early.reused, "Edited: ünïcode" in page, len(started),
+                     {p: f[1] for p, f in _bundle_files(site).items()} == {p: f[1] for p, f in old_index.items()}))
+
+    built = build(config, site, jobs=2, cache=cache, published=published)
+    assert built.written and 0 < built.reused < SIZE
+    # the edited page in place, the old search bundle as it was, Pagefind not yet started
+    assert seen == [(True, built.reused, True, 0, True)]
+    assert started == [1] and _bundle_files(site) != old_index
+    assert build(config, cold, jobs=2).written
+    assert tree_digest(site) == tree_digest(cold)
+    # without search, pages are all there is: one reply
+    from dataclasses import replace
+    plain = replace(config, search=False)
+    assert build(plain, cold, jobs=2, cache=tmp_path / "plain").written
+    _edit(source, _claim)
+    assert build(plain, cold, jobs=2, cache=tmp_path / "plain", published=published).reused > 0
+    assert len(seen) == 1
+
+
 def _indexer_starts(monkeypatch) -> list[int]:
     from site_builder.render import search
     started: list[int] = []
@@ -1104,8 +1195,14 @@ def test_serve_rebuilds_in_one_warm_process_of_its_own_into_one_folder(generated
         process = builds.pid
         assert process != os.getpid() and os.getsid(process) == process  # Ctrl+C reaches only the server
         _edit(source, _claim)
-        again = builds.build(str(source), None, site, cache)
+        edited = site / "belief" / _derived(json.loads(generated.read_text(encoding="utf-8"))["nodes"]) / "index.html"
+        early = []
+        again = builds.build(str(source), None, site, cache, lambda reply: early.append(
+            (reply, "Edited: ünïcode" in edited.read_text(encoding="utf-8"))))
         assert again.written and 0 < again.reused < SIZE and builds.pid == process  # incremental, same process
+        # with search, a first reply once the pages are in place, then the build's own
+        assert [(r.partial, r.written, r.reused, r.beliefs, shown) for r, shown in early] == \
+            [(True, True, again.reused, SIZE, True)] and not again.partial
         assert subprocess.run([*BUILD, str(source), "-o", str(cold), "--no-cache"], cwd=tmp_path).returncode == 0
         assert tree_digest(site) == tree_digest(cold)
         assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "cold", "network.json", "site"]
@@ -1173,6 +1270,22 @@ def test_the_build_process_imports_nothing_from_the_working_folder_and_its_outpu
     assert not second.written  # its own reply, not the first one's
 
 
+def test_replies_that_arrive_together_are_taken_one_by_one():
+    from dataclasses import asdict
+
+    from site_builder.rebuild import Rebuilder, Reply
+    read, write = os.pipe()
+    builds = Rebuilder()
+    builds._replies = read  # as if its build process had sent both before the server read any
+    try:
+        early, done = Reply(True, 5, 9, 4, partial=True), Reply(True, 5, 12, 4)
+        os.write(write, "".join(json.dumps(asdict(r)) + "\n" for r in (early, done)).encode())
+        assert builds._reply() == early and builds._reply() == done
+    finally:
+        os.close(write)
+        os.close(read)
+
+
 def test_a_build_process_that_dies_is_reported_and_started_again(tmp_path):
     from site_builder.rebuild import Rebuilder
     builds = Rebuilder()
@@ -1235,7 +1348,9 @@ def test_the_build_process_hands_each_build_what_the_last_one_found(generated, t
                           "cache": str(tmp_path / "cache")}) + "\n"
     replies = io.StringIO()
     rebuild.serve_requests(io.StringIO(request * 2), replies)
-    assert [json.loads(line)["written"] for line in replies.getvalue().splitlines()] == [True, True]
+    # the second build (incremental, with search) says so once its pages are in place, too
+    assert [(r["written"], r["partial"]) for r in map(json.loads, replies.getvalue().splitlines())] == \
+        [(True, False), (True, True), (True, False)]
     assert given == [False, True]  # the second build took the first one's evaluation
     assert len(checked) == SIZE  # and its nodes: none was checked again
 

@@ -69,6 +69,14 @@ class Serve:
         except urllib.error.HTTPError as error:
             return error.code, error.read()
 
+    def wait_count(self, text: str, count: int, timeout: float = 30) -> None:
+        """Until `count` lines of the output hold `text`."""
+        deadline = time.monotonic() + timeout
+        while sum(text in line for line in list(self.lines)) < count:
+            assert self.process.poll() is None, f"serve exited:\n{self.output()}"
+            assert time.monotonic() < deadline, f"not {count} lines with {text!r}:\n{self.output()}"
+            time.sleep(0.05)
+
     def version(self) -> dict:
         return json.loads(self.get("__belief_site__/version")[1])
 
@@ -149,6 +157,10 @@ def test_serves_the_build_output_with_a_reload_script_added_on_the_way_out(tmp_p
     _edit(source / f"{BELIEF}.md", CLAIM, "A claim edited while serving.")
     assert served.wait_version(1)["ok"]
     assert b"A claim edited while serving." in served.get(f"belief/{BELIEF}/")[1]
+    # the pages first (open ones reload), then the search index, which reloads nothing
+    served.wait_count("built ", 2)
+    assert served.version()["version"] == 2
+    assert "pages updated in" in served.output()
     # rebuilt in place (no second folder), incrementally, into what a fresh build writes
     assert served.site() == site
     _same_as_built(site, source, tmp_path / "built-again")

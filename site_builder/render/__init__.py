@@ -17,7 +17,7 @@ from ..evaluate import Evaluation
 from ..model import Belief
 from .. import urls
 
-__all__ = ["OutputFile", "RenderContext", "render"]
+__all__ = ["OutputFile", "RenderContext", "render", "PAGES_DONE"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +30,20 @@ class OutputFile:
     origin: str | None = None
     written: bool = False
     """Already written into the site folder by a worker process (data left out)."""
+
+
+class _PagesDone:
+    """`PAGES_DONE`'s type: not a file, so no writer can take it for one."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "PAGES_DONE"
+
+
+PAGES_DONE = _PagesDone()
+"""In `render(..., pages_first=True)`'s stream: every file but the search bundle came before
+it; a writer may publish them now (write.update_site), while Pagefind indexes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,10 +138,12 @@ def emitters() -> tuple[Emitter, ...]:
 def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[OutputFile]] | None = None,
            done: Callable[[str, Any], None] | None = None, stages: Any = None,
            sink: Callable[[Iterable[OutputFile]], None] | None = None,
-           saved: Any = None) -> Iterator[OutputFile]:
+           saved: Any = None, pages_first: bool = False) -> Iterator[OutputFile]:
     """All output files of the site: every visible belief's files (rendered by `jobs`
     processes, or taken from `reuse`, id -> files of the previous build), the site's own
-    files, then the search bundle, which Pagefind builds while the pages render.
+    files, then the search bundle, which Pagefind builds while the pages render. With
+    `pages_first` (serve), `PAGES_DONE` follows the site's files and Pagefind starts only
+    then: the pages, which a reader waits for, get every core; the index follows.
 
     `done(id, outputs)` is called for each belief in id order (outputs: render.belief.Outputs,
     None when reused); `stages` (progress.Stages) gets the time spent producing each part;
@@ -140,7 +156,8 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
     reuse = reuse or {}
     env, counts = pages.environment(ctx), pages.site_counts(ctx)
     with parallel.renderer(ctx, env, counts, jobs, sink) as workers:
-        indexing = search.start(ctx, saved)  # after the fork: workers must not inherit its threads
+        # after the fork: workers must not inherit its threads
+        indexing = None if pages_first else search.start(ctx, saved)
         try:
             site = workers.site(emitters())  # with a pool, these start now, beside the beliefs
             yield from stages.timed("belief files", _belief_files(ctx, workers, reuse, done))
@@ -149,6 +166,9 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
             if indexing is not None:
                 indexing.abandon()
             raise
+    if pages_first and search.enabled(ctx):
+        yield PAGES_DONE
+        indexing = search.start(ctx, saved)
     if indexing is not None:
         yield from stages.timed("search (waiting for Pagefind)", indexing.files())
 
