@@ -199,29 +199,33 @@ sys.exit(1 if problems else 0)
 
 # serve's rebuild: its build process (site_builder.rebuild, warm: it stays up between builds)
 # builds the network once, filling its cache; then the edited network is copied over the
-# source and built again by the same process. Only that request is timed; peak RSS is the
-# build process's VmHWM.
+# source and built again by the same process. Only that request is timed: until its pages
+# are in place (with search, the early reply: Pagefind indexes after it) and until its
+# reply; peak RSS is the build process's VmHWM.
 _SERVE = """\
 import json, os, shutil, sys, time
 from pathlib import Path
-stats, source, edited, out, cache, drop = sys.argv[1:7]
+stats, source, edited, out, cache, drop, search = sys.argv[1:8]
 from site_builder.rebuild import Rebuilder
 config = Path(stats).with_suffix(".yml")
-config.write_text("plugins:\\n  - beliefs:\\n      search: false\\n")
+config.write_text(f"plugins:\\n  - beliefs:\\n      search: {search}\\n")
 builds = Rebuilder()
 first = builds.build(source, str(config), Path(out), Path(cache))
 shutil.copyfile(edited, source)
 if drop == "1":
     os.sync()
     Path("/proc/sys/vm/drop_caches").write_text("3\\n")
+pages = []
 started = time.perf_counter()
-again = builds.build(source, str(config), Path(out), Path(cache))
+again = builds.build(source, str(config), Path(out), Path(cache),
+                     lambda early: pages.append(time.perf_counter() - started))
 wall = time.perf_counter() - started
 hwm = [int(l.split()[1]) for l in open(f"/proc/{builds.pid}/status") if l.startswith("VmHWM:")]
 builds.stop()
 print(again.crash or "", file=sys.stderr)
 with open(stats, "w") as f:
-    json.dump({"rebuild_wall_s": wall, "self_rss_kb": hwm[0] if hwm else 0, "kept": again.reused}, f)
+    json.dump({"rebuild_wall_s": wall, "pages_s": pages[0] if pages else wall, "self_rss_kb": hwm[0] if hwm else 0,
+               "kept": again.reused}, f)
 sys.exit(0 if first.written and again.written else 1)
 """
 
@@ -449,6 +453,7 @@ def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], ski
 
 EDITED = "rebuild: 1 claim edited (incremental, no search)"
 SERVED = "rebuild in serve's build process: 1 claim edited (no search)"
+SERVED_SEARCH = "rebuild in serve's build process: 1 claim edited (with search), pages in place"
 RETRACTED = "rebuild: premise retracted (incremental, no search)"
 RETRACTED_COLD = "rebuild: premise retracted (cold, same site, no search)"
 REINDEXED = "rebuild: 1 claim edited (incremental, with search)"
@@ -503,6 +508,9 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     served = _incremental(rows, cold, SERVED, serve_rebuild(network, source, work, name))
     _note(served, "the request only: the process is up and has built the network once; "
                   "peak RSS: the build process's, base build included")
+    served_search = _incremental(rows, cold, SERVED_SEARCH, serve_rebuild(network, source, work, name, search=True))
+    _note(served_search, "until the pages are in place (what serve reloads open pages at); "
+                         f"the search bundle followed at {served_search.extra['search_s']:.2f} s")
     premise, dependents = retracted_premise(source, source)  # on top of the edit: one change
     _log(f"{name}: incremental rebuild after retracting {premise} ({dependents} direct dependents)")
     retract = _incremental(rows, cold, RETRACTED, build(source, site, work, f"{name}-rebuild-retract", *cached))
@@ -529,27 +537,31 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     return {**documents, "input": name, "beliefs": n, "cold_no_search_s": cold.wall_s,
             "claim_edited_s": edit.wall_s, "claim_edited_speedup": _speedup(cold, edit),
             "claim_edited_kept": edit.extra["kept"], "serve_claim_edited_s": served.wall_s,
-            "serve_claim_edited_speedup": _speedup(cold, served), "premise_retracted_s": retract.wall_s,
+            "serve_claim_edited_speedup": _speedup(cold, served), "serve_search_pages_s": served_search.wall_s,
+            "serve_search_done_s": served_search.extra["search_s"], "premise_retracted_s": retract.wall_s,
             "premise_retracted_speedup": _speedup(cold, retract), "premise_retracted_kept": retract.extra["kept"],
             "premise_retracted_cold_same_site_s": retract_cold.wall_s,
             "reindex_cpu_s": reindex.indexer_cpu_s}
 
 
-def serve_rebuild(network: Path, edited: Path, work: Path, name: str) -> dict:
-    """serve's build process: the network, then (timed) the `edited` network at the same path."""
-    source, site, cache = work / f"{name}-serve.json", work / f"{name}-serve-site", work / f"{name}-serve-cache"
+def serve_rebuild(network: Path, edited: Path, work: Path, name: str, search: bool = False) -> dict:
+    """serve's build process: the network, then (timed) the `edited` network at the same path.
+    With `search`, wall_s is the time until the pages were in place, search_s until the reply."""
+    tag = f"{name}-serve{'-search' if search else ''}"
+    source, site, cache = work / f"{tag}.json", work / f"{tag}-site", work / f"{tag}-cache"
     for path in (site, cache):
         shutil.rmtree(path, ignore_errors=True)
     shutil.copyfile(network, source)
-    stats = work / f"{name}-serve.stats.json"
-    _log(f"{name}: serve's build process, base build, then the claim edit")
+    stats = work / f"{tag}.stats.json"
+    _log(f"{name}: serve's build process{' with search' if search else ''}, base build, then the claim edit")
     cmd = [sys.executable, "-c", _SERVE, str(stats), str(source), str(edited), str(site), str(cache),
-           "1" if drop_caches else "0"]
-    found = _measure(cmd, work, work / f"{name}-serve.log", stats)
+           "1" if drop_caches else "0", "true" if search else "false"]
+    found = _measure(cmd, work, work / f"{tag}.log", stats)
     for path in (site, cache, source):
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
-    return {**found, "process_wall_s": found["wall_s"], "wall_s": found.get("rebuild_wall_s", found["wall_s"]),
-            "kept": found.get("kept", 0)}
+    reply = found.get("rebuild_wall_s", found["wall_s"])
+    return {**found, "process_wall_s": found["wall_s"], "wall_s": found.get("pages_s", reply) if search else reply,
+            "search_s": reply, "kept": found.get("kept", 0)}
 
 
 def edited_document(network: Path, folder: Path) -> str:
@@ -601,7 +613,8 @@ def incremental_summary(found: dict) -> str:
     return (f"incremental rebuild at {found['input']} (no search): cold {found['cold_no_search_s']:.2f} s / "
             f"1 claim edited {found['claim_edited_s']:.2f} s = {x(found['claim_edited_speedup'])} "
             f"(target >= 10x), {found['claim_edited_kept']}/{found['beliefs']} pages kept; in serve's build "
-            f"process {found['serve_claim_edited_s']:.2f} s = {x(found['serve_claim_edited_speedup'])}; premise retracted "
+            f"process {found['serve_claim_edited_s']:.2f} s = {x(found['serve_claim_edited_speedup'])} (with search: pages "
+            f"in place {found['serve_search_pages_s']:.2f} s, search bundle {found['serve_search_done_s']:.2f} s); premise retracted "
             f"{found['premise_retracted_s']:.2f} s = {x(found['premise_retracted_speedup'])}, "
             f"{found['premise_retracted_kept']} kept (a cold build into that site: "
             f"{found['premise_retracted_cold_same_site_s']:.2f} s); search re-index "

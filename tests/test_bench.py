@@ -32,9 +32,10 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     name = f"gen-{SIZE}"
     edited = "rebuild: 1 claim edited (incremental, no search)"
     served = "rebuild in serve's build process: 1 claim edited (no search)"
+    served_search = "rebuild in serve's build process: 1 claim edited (with search), pages in place"
     reindexed = "rebuild: 1 claim edited (incremental, with search)"
     expected = {(name, run) for run in (
-        "full", "floor", "mkdocs", "full, no search", "rebuild base", edited, served,
+        "full", "floor", "mkdocs", "full, no search", "rebuild base", edited, served, served_search,
         "rebuild: premise retracted (incremental, no search)", "rebuild: premise retracted (cold, same site, no search)",
         reindexed, "documents: full, no search", "documents: rebuild base",
         "documents: 1 claim edited (incremental, no search)")}
@@ -60,6 +61,11 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     serve = runs[(name, served)]  # the warm process: most pages kept
     assert serve["raw"]["kept"] > SIZE // 2 and "base build included" in serve["note"]
     assert report["incremental"]["serve_claim_edited_speedup"] > 0 and "in serve's build process" in done.stdout
+    # with search: the pages are in place before the search bundle, both timed
+    pages = runs[(name, served_search)]
+    assert pages["raw"]["kept"] > SIZE // 2 and pages["raw"]["pages_s"] < pages["raw"]["search_s"]
+    assert f"the search bundle followed at {pages['raw']['search_s']:.2f} s" in pages["note"]
+    assert report["incremental"]["serve_search_pages_s"] == pages["wall_s"]
     assert "incremental rebuild at" in done.stdout and "target >= 10x" in done.stdout
     retract = runs[(name, "rebuild: premise retracted (incremental, no search)")]
     assert "cold into the same site / this = " in retract["note"]  # the fair comparison when nothing is kept
