@@ -184,7 +184,11 @@ class Rebuilder:
         else:
             while (reply := self._reply()).partial:
                 if published is not None:
-                    published(reply)
+                    try:
+                        published(reply)
+                    except BaseException:  # its final reply would answer the next request
+                        self.stop(kill=True)
+                        raise
         self._busy = False  # not on an exception (Ctrl+C while waiting): `stop` kills it at once
         return reply
 

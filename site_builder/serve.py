@@ -7,8 +7,9 @@ then renames what it rendered into the served one, file by file (a cold rebuild 
 whole folder); a failed build changes nothing, so the last good site stays up. A request
 made while the files are renamed may get a mix of old and new pages, or a 404 for a moment;
 open pages reload once the build is done, or, with search, once an incremental build has put
-its pages in place: it then renames the search bundle in when Pagefind is done, which reloads
-nothing (searches use the last index until then). A build process that dies while renaming leaves a
+its pages in place: it then renames the search bundle in when Pagefind is done, and only the
+open pages that loaded the old bundle reload (reload.js; searches use the old one until then).
+A build process that dies while renaming leaves a
 mixed folder, which the next build replaces whole. The files on disk are exactly what
 `belief-site build` writes: the live-reload script and the problems banner are added to HTML
 responses only, when they are served.
@@ -28,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -49,13 +50,23 @@ RELOAD_JS = """\
   "use strict";
   var me = document.currentScript;
   var version = me ? me.getAttribute("data-version") : null;
+  var search = me ? me.getAttribute("data-search") : null;
   var delay = %(poll)d;
+  function searched() {  // this page loaded the search bundle (site.js does on the first search)
+    return performance.getEntriesByType("resource").some(function (entry) {
+      return entry.name.indexOf("/pagefind/") >= 0;
+    });
+  }
   function poll() {
     fetch("%(prefix)sversion", {cache: "no-store"})
       .then(function (response) { return response.json(); })
       .then(function (state) {
         delay = %(poll)d;
         if (String(state.version) !== version) { location.reload(); return; }
+        if (String(state.search) !== search) {  // a new search bundle, after the pages:
+          if (searched()) { location.reload(); return; }  // the old one's files are gone
+          search = String(state.search);  // a first search will load the new one
+        }
         setTimeout(poll, delay);
       }, function () {  // the server is restarting or stopped: ask less often
         delay = Math.min(delay * 2, 5000);
@@ -121,6 +132,12 @@ class Snapshot:
     """Errors of the last build as text (empty when it was clean)."""
     failed: bool = False
     """The last build wrote nothing (the site shown is an older one, if any)."""
+    stale_search: bool = False
+    """The last build put its pages in place, then failed (Pagefind): the pages are new, the
+    search bundle is an older build's."""
+    search: int = 0
+    """Counts search bundles put in place after their build's pages were shown: an open page
+    that has loaded the last bundle reloads (reload.js), the others need not."""
 
 
 class _State:
@@ -132,18 +149,26 @@ class _State:
         with self._lock:
             return self._snapshot
 
-    def publish(self, site: Path | None, problems: str, failed: bool) -> Snapshot:
+    def publish(self, site: Path | None, problems: str, failed: bool, stale_search: bool = False) -> Snapshot:
         with self._lock:
             old = self._snapshot
             self._snapshot = Snapshot(old.version + 1, site if site is not None else old.site,
-                                      problems, failed)
+                                      problems, failed, stale_search, old.search)
+            return self._snapshot
+
+    def searched(self) -> Snapshot:
+        """The pages shown stay; the search bundle beside them is new."""
+        with self._lock:
+            self._snapshot = replace(self._snapshot, search=self._snapshot.search + 1)
             return self._snapshot
 
 
 def _banner(snap: Snapshot) -> str:
     if not snap.problems:
         return ""
-    if snap.failed and snap.site is not None:
+    if snap.stale_search:
+        title = "The pages are up to date, but their search index could not be. Fix the problems below and save."
+    elif snap.failed and snap.site is not None:
         title = "The build failed; this is the last good build. Fix the problems below and save."
     elif snap.failed:
         title = "The build failed. Fix the problems below and save."
@@ -156,7 +181,7 @@ def _banner(snap: Snapshot) -> str:
 
 
 def _extras(snap: Snapshot) -> bytes:
-    script = f'<script src="{PREFIX}reload.js" data-version="{snap.version}"></script>'
+    script = f'<script src="{PREFIX}reload.js" data-version="{snap.version}" data-search="{snap.search}"></script>'
     return (_banner(snap) + script).encode("utf-8", "backslashreplace")  # a path may not be UTF-8
 
 
@@ -222,8 +247,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         path = unquote(urlsplit(self.path).path)
         snap = self.state.get()
         if path == PREFIX + "version":
-            body = json.dumps({"version": snap.version, "ok": not snap.failed,
-                               "problems": snap.problems}).encode("utf-8")
+            body = json.dumps({"version": snap.version, "ok": not snap.failed, "problems": snap.problems,
+                               "search": snap.search}).encode("utf-8")
             self._send(200, body, "application/json", head)
         elif path == PREFIX + "reload.js":
             self._send(200, RELOAD_JS.encode("utf-8"), "text/javascript; charset=utf-8", head)
@@ -355,11 +380,11 @@ class _Builder:
     def __call__(self) -> Snapshot:
         out = self.root / "site"
         started = time.perf_counter()
-        early: list[tuple[Snapshot, str]] = []  # the snapshot of the pages, before the search bundle
+        early: list[str] = []  # the errors shown with the pages, put in place before the search bundle
 
         def pages(reply: Reply) -> None:
-            errors = _errors(reply)
-            early.append((self.state.publish(out, errors, False), errors))
+            early.append(_errors(reply))
+            self.state.publish(out, early[0], False)
             _say(f"pages updated in {time.perf_counter() - started:.1f} s; updating the search index")
         try:
             config, _, source = _settings(self.args)  # its problems come with the build's
@@ -373,11 +398,17 @@ class _Builder:
             _say(format_all(found, "text"))
         elapsed = time.perf_counter() - started
         if reply.written:
-            # the pages shown since `pages` are these: open ones need not reload again
-            snap = early[0][0] if early and early[0][1] == errors else self.state.publish(out, errors, False)
+            # the pages shown since `pages` are these: only pages that loaded the search bundle reload
+            snap = self.state.searched() if early == [errors] else self.state.publish(out, errors, False)
             kept = f", {reply.reused} unchanged belief pages kept" if reply.reused else ""
             _say(f"built {reply.beliefs} beliefs ({reply.files} files{kept}) in {elapsed:.1f} s"
                  + (" (with errors: see above)" if has_errors(found) else ""))
+        elif early:  # Pagefind failed after the pages were put in place
+            snap = self.state.publish(out, errors or "the search index failed", True, stale_search=True)
+            if not found:
+                _say(errors)
+            _say("belief-site serve: the pages are up to date, their search index is not; the next build "
+                 "is a cold one")
         else:
             snap = self.state.publish(None, errors or "the build failed", True)
             if not found:

@@ -146,8 +146,8 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
     the next build replaces whole (no cache trusts it).
 
     With `published`, the files given before render.PAGES_DONE are renamed in as soon as it
-    comes, and `published(files in the site)` is called: serve's readers get the pages while
-    Pagefind indexes. The site is then mid-update until the end, and a failure after that
+    comes (if any of them changed), and `published(files in the site)` is called: serve's
+    readers get the pages while Pagefind indexes. The site is then mid-update until the end, and a failure after that
     point (Pagefind's) leaves it so: new pages, the old search bundle, no marker.
     """
     refusal = _refusal(out)
@@ -159,7 +159,8 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
 
     def pages_done(written: set[str], same: set[str]) -> None:
         nonlocal begun
-        if published is None or written & keep:  # (written twice: reported at the end)
+        # nothing new to show, or written twice (reported at the end): all at the end
+        if published is None or written <= same or written & keep:
             return
         moved.update(_rename_in(temp, out, written - same, first=not begun))
         begun = True

@@ -1270,6 +1270,34 @@ def test_the_build_process_imports_nothing_from_the_working_folder_and_its_outpu
     assert not second.written  # its own reply, not the first one's
 
 
+def test_a_server_that_fails_on_the_early_reply_does_not_take_the_late_one_for_the_next_builds(tmp_path):
+    """The early reply runs the server's code (printing, say, to a closed pipe) while the build
+    goes on: if that fails, the build's own reply must not answer the next request."""
+    from site_builder.rebuild import Rebuilder
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    document = next(source.glob("*.md"))
+    builds = Rebuilder()
+
+    def closed_pipe(reply) -> None:
+        raise BrokenPipeError("stderr")
+    try:
+        assert builds.build(str(source), None, tmp_path / "site", tmp_path / "cache").written
+        first = builds.pid
+        document.write_text(document.read_text(encoding="utf-8").replace("\n\n", "\n\nEdited. ", 1), encoding="utf-8")
+        with pytest.raises(BrokenPipeError):
+            builds.build(str(source), None, tmp_path / "site", tmp_path / "cache", closed_pipe)
+        assert builds.pid is None  # stopped, with its workers and Pagefind
+        deadline = time.monotonic() + 10
+        while _children(first) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _children(first)
+        missing = builds.build(str(tmp_path / "missing"), None, tmp_path / "site", tmp_path / "cache")
+        assert not missing.written and missing.crash is None  # its own reply
+    finally:
+        builds.stop()
+
+
 def test_replies_that_arrive_together_are_taken_one_by_one():
     from dataclasses import asdict
 

@@ -19,7 +19,7 @@ import pytest
 from site_builder.cli import main
 
 from .conftest import EXAMPLE
-from .test_browser import ARGS, CHROMIUM, _require_browser
+from .test_browser import ARGS, CHROMIUM, _record_problems, _require_browser, _search
 
 BELIEF = "attention-is-non-symmetric"
 CLAIM = ("Attention is non-symmetric: token i attending to token j does not imply j attends to i, "
@@ -31,14 +31,14 @@ SCRIPT = '<script src="/__belief_site__/reload.js"'
 class Serve:
     """`belief-site serve ARGS --port 0` in `cwd`, its temporary files under `cwd/tmp`."""
 
-    def __init__(self, cwd: Path, *args: str) -> None:
+    def __init__(self, cwd: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.temp = cwd / "tmp"
         self.temp.mkdir()
         self.lines: list[str] = []
         self.process = subprocess.Popen(
             [*COMMAND, "serve", *args, "--port", "0"], cwd=cwd, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8",
-            env={**os.environ, "TMPDIR": str(self.temp), "PYTHONUNBUFFERED": "1"})
+            env={**os.environ, "TMPDIR": str(self.temp), "PYTHONUNBUFFERED": "1", **(env or {})})
         threading.Thread(target=self._read, daemon=True).start()
         line = self.wait_output("Serving http://", timeout=30)
         self.url = line.split()[1]
@@ -110,8 +110,8 @@ class Serve:
 def serve(tmp_path):
     started: list[Serve] = []
 
-    def start(*args: str) -> Serve:
-        started.append(Serve(tmp_path, *args))
+    def start(*args: str, env: dict[str, str] | None = None) -> Serve:
+        started.append(Serve(tmp_path, *args, env=env))
         return started[-1]
     yield start
     for one in started:
@@ -136,7 +136,7 @@ def test_serves_the_build_output_with_a_reload_script_added_on_the_way_out(tmp_p
     source = tmp_path / "beliefs"
     shutil.copytree(EXAMPLE, source)
     served = serve(str(source))
-    assert served.version() == {"version": 1, "ok": True, "problems": ""}
+    assert served.version() == {"version": 1, "ok": True, "problems": "", "search": 0}
 
     # the folder served is byte for byte what `belief-site build` writes
     site = served.site()
@@ -146,7 +146,8 @@ def test_serves_the_build_output_with_a_reload_script_added_on_the_way_out(tmp_p
 
     status, page = served.get(f"belief/{BELIEF}/")
     assert status == 200
-    assert page.replace(b'<script src="/__belief_site__/reload.js" data-version="1"></script>', b"") == disk
+    assert page.replace(b'<script src="/__belief_site__/reload.js" data-version="1" data-search="0"></script>',
+                        b"") == disk
     status, script = served.get("__belief_site__/reload.js")
     assert status == 200 and b"location.reload()" in script
     assert served.get("assets/style.css")[1] == (site / "assets" / "style.css").read_bytes()
@@ -157,9 +158,10 @@ def test_serves_the_build_output_with_a_reload_script_added_on_the_way_out(tmp_p
     _edit(source / f"{BELIEF}.md", CLAIM, "A claim edited while serving.")
     assert served.wait_version(1)["ok"]
     assert b"A claim edited while serving." in served.get(f"belief/{BELIEF}/")[1]
-    # the pages first (open ones reload), then the search index, which reloads nothing
+    # the pages first (open pages reload), then the search bundle (only pages that loaded
+    # the old one reload: reload.js; tests/test_browser.py)
     served.wait_count("built ", 2)
-    assert served.version()["version"] == 2
+    assert {k: served.version()[k] for k in ("version", "search")} == {"version": 2, "search": 1}
     assert "pages updated in" in served.output()
     # rebuilt in place (no second folder), incrementally, into what a fresh build writes
     assert served.site() == site
@@ -268,3 +270,67 @@ def test_the_problems_banner_shows_a_path_that_is_not_utf8():
     snap = Snapshot(version=3, problems="b\udce9liefs/a.md:1: E101 bytes are not valid UTF-8", failed=True)
     page = inject(b"<html><body><p>site</p></body></html>", snap)
     assert b"b\\udce9liefs/a.md:1: E101" in page and page.endswith(b"</body></html>")
+
+
+def _pagefind(folder: Path) -> dict[str, str]:
+    """The environment of a serve whose Pagefind (the real one, through a script in
+    `folder`) sleeps 3 s while `folder`/slow exists and fails while `folder`/broken does."""
+    from pagefind.service import get_executable
+    real = get_executable()
+    folder.mkdir()
+    script = folder / "pagefind"
+    script.write_text(f'#!/bin/sh\nif [ -e "{folder}/broken" ]; then exit 3; fi\n'
+                      f'if [ -e "{folder}/slow" ]; then sleep 3; fi\nexec "{real}" "$@"\n', encoding="utf-8")
+    script.chmod(0o755)
+    return {"PAGEFIND_BINARY_PATH": str(script)}
+
+
+def test_a_search_index_that_fails_after_the_pages_were_put_in_place_is_shown_as_such(tmp_path, serve):
+    source, pagefind = tmp_path / "beliefs", tmp_path / "pagefind"
+    shutil.copytree(EXAMPLE, source)
+    served = serve(str(source), env=_pagefind(pagefind))
+    (pagefind / "broken").touch()
+    _edit(source / f"{BELIEF}.md", CLAIM, "A claim edited while serving.")
+    served.wait_output("their search index is not", timeout=30)
+    state = served.version()
+    assert not state["ok"] and "E803" in state["problems"]
+    status, page = served.get(f"belief/{BELIEF}/")
+    assert status == 200 and b"A claim edited while serving." in page
+    assert b"The pages are up to date, but their search index could not be." in page
+    (pagefind / "broken").unlink()
+    _edit(source / f"{BELIEF}.md", "A claim edited while serving.", "A claim edited again.")
+    served.wait_count("built ", 2)
+    assert served.version()["ok"]
+    _same_as_built(served.site(), source, tmp_path / "built")  # the folder mid-update: rebuilt whole
+    _stopped_cleanly(served)
+
+
+def test_open_pages_that_searched_reload_when_the_search_bundle_is_replaced(tmp_path, serve):
+    """With search, serve shows an edit's pages before Pagefind is done; then the old bundle's
+    files go: a page that loaded it reloads, a page that did not stays."""
+    sync_api = _require_browser()
+    source, pagefind = tmp_path / "beliefs", tmp_path / "pagefind"
+    shutil.copytree(EXAMPLE, source)
+    served = serve(str(source), env=_pagefind(pagefind))
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        searching, reading = (_record_problems(browser.new_page(), lambda url: url.startswith(served.url))
+                              for _ in range(2))
+        (pagefind / "slow").touch()
+        _edit(source / f"{BELIEF}.md", CLAIM, "A claim about dromedaries, edited while serving.")
+        served.wait_output("pages updated in", timeout=30)  # Pagefind sleeps 3 s from now
+        for tab in (searching, reading):
+            tab.goto(served.url + f"belief/{BELIEF}/")
+            assert "dromedaries" in tab.inner_text("main")
+            tab.evaluate("window.notReloaded = true")
+        assert _search(searching, "matrices") == [BELIEF]  # the old bundle: the old claim
+        assert sum("built " in line for line in served.lines) == 1, "Pagefind was done too soon"
+        served.wait_count("built ", 2)
+        searching.wait_for_function("window.notReloaded === undefined", timeout=5000)
+        reading.wait_for_timeout(1500)  # three polls
+        assert reading.evaluate("window.notReloaded") is True
+        assert _search(searching, "dromedaries") == [BELIEF]  # the new bundle
+        assert _search(reading, "dromedaries") == [BELIEF]
+        assert searching.problems == [] and reading.problems == []
+        browser.close()
+    _stopped_cleanly(served)
