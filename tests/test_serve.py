@@ -274,13 +274,13 @@ def test_the_problems_banner_shows_a_path_that_is_not_utf8():
 
 def _pagefind(folder: Path) -> dict[str, str]:
     """The environment of a serve whose Pagefind (the real one, through a script in
-    `folder`) sleeps 3 s while `folder`/slow exists and fails while `folder`/broken does."""
+    `folder`) sleeps 5 s while `folder`/slow exists and fails while `folder`/broken does."""
     from pagefind.service import get_executable
     real = get_executable()
     folder.mkdir()
     script = folder / "pagefind"
     script.write_text(f'#!/bin/sh\nif [ -e "{folder}/broken" ]; then exit 3; fi\n'
-                      f'if [ -e "{folder}/slow" ]; then sleep 3; fi\nexec "{real}" "$@"\n', encoding="utf-8")
+                      f'if [ -e "{folder}/slow" ]; then sleep 5; fi\nexec "{real}" "$@"\n', encoding="utf-8")
     script.chmod(0o755)
     return {"PAGEFIND_BINARY_PATH": str(script)}
 
@@ -318,7 +318,7 @@ def test_open_pages_that_searched_reload_when_the_search_bundle_is_replaced(tmp_
                               for _ in range(2))
         (pagefind / "slow").touch()
         _edit(source / f"{BELIEF}.md", CLAIM, "A claim about dromedaries, edited while serving.")
-        served.wait_output("pages updated in", timeout=30)  # Pagefind sleeps 3 s from now
+        served.wait_output("pages updated in", timeout=30)  # Pagefind sleeps 5 s from now
         for tab in (searching, reading):
             tab.goto(served.url + f"belief/{BELIEF}/")
             assert "dromedaries" in tab.inner_text("main")
