@@ -294,12 +294,22 @@ class Cache:
                 raise ValueError("reads that are not indexes into the manifest's ids")
             if not read_changed(reads):
                 self.kept[belief_id] = (paths, reads)
-        if type(old["site"]) is not list or not all(f is None or type(f) is list for f in old["files"]):
-            raise TypeError("the site's files are not lists")
-        previous = frozenset(old["site"]).union(*(f for f in old["files"] if f))
-        if not all(isinstance(p, str) and safe_relative(p) and p != MARKER for p in previous):
-            raise ValueError("a path outside the site")  # never delete or link outside it
-        return Reuse(origin, {i: paths for i, (paths, _) in self.kept.items()}, previous)
+        return Reuse(origin, {i: paths for i, (paths, _) in self.kept.items()}, _site_files(old))
+
+    def previous_files(self, out: Path) -> frozenset[str] | None:
+        """Every file the last build wrote, when it wrote them into `out` and the folder is as
+        it left them (else None): a build that renders everything may still update that
+        folder file by file rather than replace it (serve: its pages go in before its search
+        bundle, write.update_site)."""
+        old = self.previous
+        if not isinstance(old.get("out"), str) or os.path.abspath(old["out"]) != os.path.abspath(out):
+            return None
+        if marker_identity(out) != old.get("marker"):
+            return None
+        try:
+            return _site_files(old)
+        except (KeyError, TypeError, ValueError):  # not a manifest of ours
+            return None
 
     def search_bundle(self, key: str) -> list[OutputFile] | None:
         """The search bundle an earlier build kept under `key`, or None (none kept, another
@@ -356,6 +366,17 @@ class Cache:
                 for f in files:
                     bundle.writestr(f.path, f.data)
             replace_file(self.folder / SEARCH_BUNDLE, packed.getvalue())
+
+
+def _site_files(old: dict) -> frozenset[str]:
+    """Every file a manifest lists, checked: each one a path inside the site."""
+    if type(old["site"]) is not list or type(old["files"]) is not list or \
+            not all(f is None or type(f) is list for f in old["files"]):
+        raise TypeError("the site's files are not lists")
+    previous = frozenset(old["site"]).union(*(f for f in old["files"] if f))
+    if not all(isinstance(p, str) and safe_relative(p) and p != MARKER for p in previous):
+        raise ValueError("a path outside the site")  # never delete or link outside it
+    return previous
 
 
 @dataclass(frozen=True)

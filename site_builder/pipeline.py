@@ -170,8 +170,8 @@ def build(config: SiteConfig, out: Path, keep_going: bool = False, strict: bool 
     (documents_cache.py); `stages` collects seconds per stage; `progress(done, total)`
     is called as belief files are written; `waiting(pid)` when another build holds the
     cache folder (this one waits for it); `memory`: what the last build in this process
-    found (`Memory`: serve's build process keeps one); `published(built so far)`: an
-    incremental build with search has put its pages in place and is waiting for Pagefind
+    found (`Memory`: serve's build process keeps one); `published(built so far)`: a
+    build with search has put its pages in place and is waiting for Pagefind
     (write.update_site; serve reloads its readers' pages then)."""
     with _collector_paused():
         return _build(config, out, keep_going, strict, diff_base, jobs, cache, stages, progress, waiting,
@@ -334,8 +334,13 @@ def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done,
     """Render into `out`: a whole new site, or (incremental, into the last build's folder)
     only what changed; kept files are then left in place, or hard-linked from the previous
     folder when writing elsewhere. The cache also keeps the search bundle. `pages(files)`:
-    an incremental build's pages are in place, before the search bundle (write.update_site)."""
+    the pages are in place, before the search bundle (write.update_site); with it, a build
+    that renders everything updates the last build's folder the same way, when it is there."""
     if reused is None:
+        previous = store.previous_files(out) if pages is not None and store is not None else None
+        if previous is not None:  # serve: every page goes in over the last build's, then the search bundle
+            return update_site(lambda sink: render(ctx, jobs, None, done, stages, sink, store, True), out, set(),
+                               previous, pages)
         return write_site(lambda sink: render(ctx, jobs, None, done, stages, sink, store), out)
     if os.path.abspath(reused.origin) == os.path.abspath(out):
         keep = {p for paths in reused.files.values() for p in paths}

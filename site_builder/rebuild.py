@@ -17,7 +17,7 @@ reply), both JSON (paths that are not UTF-8 travel as `\\udcXX` escapes):
     {"written": bool, "beliefs": int, "files": int, "reused": int, "diagnostics": [{path,
      line, code, message, hint}], "crash": str | null, "partial": bool}
 
-An incremental build with search replies twice: once its pages are in place ("partial":
+A build with search into the folder of the last one replies twice: once its pages are in place ("partial":
 true; Pagefind starts then), and once the search bundle is too.
 
 The end of its input ends it. It runs in a session of its own, so Ctrl+C in the terminal

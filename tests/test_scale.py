@@ -621,6 +621,44 @@ def test_an_incremental_build_with_search_can_publish_its_pages_before_pagefind_
     assert len(seen) == 1
 
 
+def test_a_build_that_renders_everything_into_the_last_ones_folder_can_publish_its_pages_first(
+        generated, tmp_path, monkeypatch):
+    """A status flip renders every page (every footer counts IN and OUT): serve's readers
+    still get them before Pagefind is done, when the folder is as the last build left it."""
+    from site_builder.config import SiteConfig
+    from site_builder.pipeline import build
+    source, site, cache, cold = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache", tmp_path / "cold"
+    shutil.copy(generated, source)
+    config = SiteConfig(source=str(source))
+    assert build(config, site, jobs=2, cache=cache).written
+    premise = _busy_premise(json.loads(generated.read_text(encoding="utf-8"))["nodes"])
+    page, old_index = site / "belief" / premise / "index.html", _bundle_files(site)
+    old_page = page.read_bytes()
+    _edit(source, _retract)
+    started = _indexer_starts(monkeypatch)
+    seen = []
+
+    def published(early) -> None:
+        seen.append((early.reused, page.read_bytes() != old_page, len(started),
+                     {p: f[1] for p, f in _bundle_files(site).items()} == {p: f[1] for p, f in old_index.items()}))
+
+    built = build(config, site, jobs=2, cache=cache, published=published)
+    assert built.written and built.reused == 0  # everything rendered
+    assert seen == [(0, True, 0, True)]  # every page in, the old search bundle as it was
+    assert build(config, cold, jobs=2).written
+    assert tree_digest(site) == tree_digest(cold)
+    # a folder written since by something else (its marker replaced) is replaced whole, at the end
+    marker = site / ".belief-site"
+    text = marker.read_bytes()
+    marker.unlink()
+    marker.write_bytes(text)
+    shutil.copy(generated, source)
+    assert build(config, site, jobs=2, cache=cache, published=published).written
+    assert len(seen) == 1
+    assert build(config, cold, jobs=2).written
+    assert tree_digest(site) == tree_digest(cold)
+
+
 def _indexer_starts(monkeypatch) -> list[int]:
     from site_builder.render import search
     started: list[int] = []
