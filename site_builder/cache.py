@@ -23,8 +23,8 @@ never stops a build with a traceback.
 
 With an equal salt, a belief is rendered again only when a belief it read changed its
 content; otherwise its files are kept: left in place when the build writes into the folder
-the last one wrote (write.update_site), hard-linked from it otherwise (`serve`, which builds
-each time into a new folder). Listings, exports and the search bundle are always rebuilt,
+the last one wrote (write.update_site), hard-linked from it otherwise (a build into
+another folder). Listings, exports and the search bundle are always rebuilt,
 the first two from the rows of the last build whose beliefs did not change (`Rows`).
 Diagrams laid out by Graphviz (drawn before the pages, outside the recorded reads) turn
 reuse off. The result is the same site a cold build writes (tests/test_scale.py). A build
@@ -269,7 +269,7 @@ class Cache:
         if old.get("salt") != self.salt or ctx.diagrams or not isinstance(old.get("out"), str):
             return None
         origin = Path(old["out"])
-        if marker_identity(origin) != old.get("marker"):  # rewritten since, or gone
+        if not _marked(origin, old):  # rewritten since, or gone
             return None
         try:
             return self._unchanged(ctx, origin, old)
@@ -304,7 +304,7 @@ class Cache:
         old = self.previous
         if not isinstance(old.get("out"), str) or os.path.abspath(old["out"]) != os.path.abspath(out):
             return None
-        if marker_identity(out) != old.get("marker"):
+        if not _marked(out, old):
             return None
         try:
             return _site_files(old)
@@ -366,6 +366,13 @@ class Cache:
                 for f in files:
                     bundle.writestr(f.path, f.data)
             replace_file(self.folder / SEARCH_BUNDLE, packed.getvalue())
+
+
+def _marked(out: Path, old: dict) -> bool:
+    """Whether `out` holds the marker the manifest names (a folder without one, mid-update,
+    matches no manifest, even one that says `"marker": null`)."""
+    marker = old.get("marker")
+    return isinstance(marker, list) and marker_identity(out) == marker
 
 
 def _site_files(old: dict) -> frozenset[str]:

@@ -17,8 +17,10 @@ reply), both JSON (paths that are not UTF-8 travel as `\\udcXX` escapes):
     {"written": bool, "beliefs": int, "files": int, "reused": int, "diagnostics": [{path,
      line, code, message, hint}], "crash": str | null, "partial": bool}
 
-A build with search into the folder of the last one replies twice: once its pages are in place ("partial":
-true; Pagefind starts then), and once the search bundle is too.
+A build with search into the folder of the last one replies twice: once its pages are in
+place ("partial": true; Pagefind starts then), and once the search bundle is too. It replies
+once when it has no new file to put in place first, or when it replaces the whole folder
+(one its cache cannot vouch for: the first build, a folder changed by hand).
 
 The end of its input ends it. It runs in a session of its own, so Ctrl+C in the terminal
 reaches only the server, which then stops it, killing its session (workers, Pagefind) when

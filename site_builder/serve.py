@@ -3,8 +3,8 @@
 Builds go into one folder under a private temporary directory (never the user's site/),
 made by a build process of their own (rebuild.py: it renders on every core and stays warm
 between builds). As with `belief-site build`, a rebuild renders into a temporary folder and
-then renames what it rendered into the served one, file by file (a cold rebuild without
-search, or into a folder its cache cannot vouch for, swaps the whole folder); a failed build changes nothing, so the last good site stays up. A request
+then renames what it rendered into the served one, file by file (a rebuild into a folder
+its cache cannot vouch for swaps the whole folder); a failed build changes nothing, so the last good site stays up. A request
 made while the files are renamed may get a mix of old and new pages, or a 404 for a moment;
 open pages reload once the build is done, or, with search, once a build has put
 its pages in place: it then renames the search bundle in when Pagefind is done, and only the

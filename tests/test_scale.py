@@ -647,16 +647,23 @@ def test_a_build_that_renders_everything_into_the_last_ones_folder_can_publish_i
     assert seen == [(0, True, 0, True)]  # every page in, the old search bundle as it was
     assert build(config, cold, jobs=2).written
     assert tree_digest(site) == tree_digest(cold)
-    # a folder written since by something else (its marker replaced) is replaced whole, at the end
+    # beliefs removed and added with the flip: their files go and come, before the search bundle
+    _edit(source, lambda nodes: (_remove(nodes), _add(nodes), _retract(nodes)))
+    assert build(config, site, jobs=2, cache=cache, published=published).written and len(seen) == 2
+    assert build(config, cold, jobs=2).written
+    assert tree_digest(site) == tree_digest(cold)
+    # a folder written since by something else (its marker replaced), or another folder than
+    # the last build's, is replaced whole, at the end
     marker = site / ".belief-site"
     text = marker.read_bytes()
     marker.unlink()
     marker.write_bytes(text)
     shutil.copy(generated, source)
     assert build(config, site, jobs=2, cache=cache, published=published).written
-    assert len(seen) == 1
+    assert build(config, tmp_path / "other", jobs=2, cache=cache, published=published).written
+    assert len(seen) == 2
     assert build(config, cold, jobs=2).written
-    assert tree_digest(site) == tree_digest(cold)
+    assert tree_digest(site) == tree_digest(cold) == tree_digest(tmp_path / "other")
 
 
 def _indexer_starts(monkeypatch) -> list[int]:
@@ -770,6 +777,23 @@ def test_a_manifest_naming_paths_outside_the_site_gives_a_cold_build(cli, genera
     _edit(source, _claim)
     report = _build(cli, source, site, "--cache-dir", cache)
     assert "kept" not in report and outside.read_text() == "keep me"
+
+
+def test_a_manifest_without_a_marker_never_vouches_for_a_folder_mid_update(cli, generated, tmp_path):
+    """A folder left mid-update (no marker) and a manifest that says `"marker": null`, hashed
+    again: a cold build, not a failing update of a folder whose marker is gone."""
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, source, site, "--cache-dir", cache)
+    (site / ".belief-site").rename(site / ".belief-site.updating")
+    manifest = _manifest(cache)
+    manifest["marker"] = None
+    _rewrite_manifest(cache, manifest)
+    _edit(source, _claim)
+    report = _build(cli, source, site, "--cache-dir", cache)
+    assert "kept" not in report
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
 
 
 def test_a_beliefs_reads_name_a_changed_belief_whatever_the_number_changed():
