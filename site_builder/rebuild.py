@@ -5,9 +5,9 @@ lock one of them holds into a child; this process has no other thread, so it ren
 pool of workers on every core, as `belief-site build` does (from parallel.SERIAL_BELOW
 beliefs up). It stays up between builds, so a rebuild pays no interpreter start or imports,
 and it hands each build the last one's evaluation (taken when nothing the evaluation reads
-changed: evaluate.evaluate). Builds go into one folder, as `build`'s do: an incremental one
-renames the files it rendered into it, one by one, and a cold one swaps the whole folder in;
-a failed build leaves it as it was.
+changed: evaluate.evaluate). Builds go into one folder: each renames the files it rendered
+into it, one by one, when its cache vouches for the folder (else it swaps a whole new folder
+in); a failed build leaves it as it was.
 
 The server talks to it through `Rebuilder`: one request per line on its stdin, one reply
 per line on a pipe of its own (so that nothing else the process prints can be taken for a

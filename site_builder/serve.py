@@ -4,12 +4,12 @@ Builds go into one folder under a private temporary directory (never the user's 
 made by a build process of their own (rebuild.py: it renders on every core and stays warm
 between builds). As with `belief-site build`, a rebuild renders into a temporary folder and
 then renames what it rendered into the served one, file by file (a rebuild into a folder
-its cache cannot vouch for swaps the whole folder); a failed build changes nothing, so the last good site stays up. A request
-made while the files are renamed may get a mix of old and new pages, or a 404 for a moment;
-open pages reload once the build is done, or, with search, once a build has put
-its pages in place: it then renames the search bundle in when Pagefind is done, and only the
-open pages that loaded the old bundle reload (reload.js; searches use the old one until then).
-A build process that dies while renaming leaves a
+its cache cannot vouch for swaps the whole folder); a failed build changes nothing, so the
+last good site stays up. A request made while the files are renamed may get a mix of old
+and new pages, or a 404 for a moment. Open pages reload once the build is done or, with
+search, once it has put its pages in place: it then renames the search bundle in when
+Pagefind is done, and only the open pages that loaded the old bundle reload (reload.js;
+searches use the old one until then). A build process that dies while renaming leaves a
 mixed folder, which the next build replaces whole. The files on disk are exactly what
 `belief-site build` writes: the live-reload script and the problems banner are added to HTML
 responses only, when they are served.

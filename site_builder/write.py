@@ -147,23 +147,21 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
 
     With `published`, the files given before render.PAGES_DONE are renamed in as soon as it
     comes (if any of them changed), and `published(files in the site)` is called: serve's
-    readers get the pages while Pagefind indexes. The site is then mid-update until the end, and a failure after that
-    point (Pagefind's) leaves it so: new pages, the old search bundle, no marker.
+    readers get the pages while Pagefind indexes. The site is then mid-update until the end,
+    and a failure after that point (Pagefind's) leaves it so: new pages, the old search
+    bundle, no marker.
     """
     refusal = _refusal(out)
     if refusal:
         return set(), [refusal]
     temp = _staging(out)
-    moved: set[str] = set()
-    begun = False  # the marker is gone: the site is mid-update
+    moved: set[str] = set()  # renamed in at PAGES_DONE (then the marker is gone already)
 
     def pages_done(written: set[str], same: set[str]) -> None:
-        nonlocal begun
         # nothing new to show, or written twice (reported at the end): all at the end
         if published is None or written <= same or written & keep:
             return
-        moved.update(_rename_in(temp, out, written - same, first=not begun))
-        begun = True
+        moved.update(_rename_in(temp, out, written - same, first=True))
         published(len(written | keep))
 
     try:
@@ -172,7 +170,7 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
             problems = [Diagnostic(sorted(written & keep)[0], 0, "E801", "output path written twice")]
         if problems:
             return set(), problems
-        _rename_in(temp, out, written - same - moved, first=not begun)
+        _rename_in(temp, out, written - same - moved, first=not moved)
         removed = sorted(previous - keep - written, reverse=True)
         _overlapped(lambda path: (out / path).unlink(missing_ok=True), removed)
         for path in removed:
