@@ -23,12 +23,13 @@ Inputs: seeded generated networks of each size (bench/generate.py), the shared r
            (`--cache-dir`, row "rebuild base"); then, into the same site with the same cache,
            an incremental build after editing one belief's claim (and the same edit built by
            serve's build process, warm, after it built the network once: only that request is
-           timed, as serve's rebuild after a save), and one after also retracting
+           timed, as serve's rebuild after a save), then one after also retracting a quiet
+           premise (the fewest direct dependents from QUIET up), and one after also retracting
            the premise with the most dependents (truth_value OUT). Their notes give the cold /
            incremental ratio (target: at least 10x) and the belief pages kept (from the build's
-           last line). The retraction keeps no page, so it is also compared with a cold build of
-           the retracted network into the same site (which replaces the old tree as well; the
-           first cold build wrote into an empty folder). The search re-index is measured apart:
+           last line). The busy retraction keeps few pages, so it is also compared with a cold
+           build of the retracted network into the same site (which replaces the old tree as
+           well; the first cold build wrote into an empty folder). The search re-index is measured apart:
            a base build with search and its own cache, then the claim edit with search; that
            row's indexer CPU is the re-index. The same network is also imported as a documents
            folder (one Markdown file per belief, not timed), and built cold, as a base filling a
@@ -402,8 +403,13 @@ def edited_claim(network: Path, target: Path) -> str:
     return belief_id
 
 
-def retracted_premise(network: Path, target: Path) -> tuple[str, int]:
-    """Set the premise with the most (direct) dependents OUT; (its id, that count)."""
+QUIET = 3
+"""Direct dependents of the premise the quiet retraction takes (the fewest from this many up)."""
+
+
+def retracted_premise(network: Path, target: Path, quiet: bool = False) -> tuple[str, int]:
+    """Set the premise with the most (direct) dependents OUT, or (`quiet`) one with few, the
+    fewest from QUIET up; (its id, that count)."""
     data = json.loads(network.read_text(encoding="utf-8"))
     nodes = data["nodes"]
     cited: dict[str, int] = {}
@@ -411,10 +417,13 @@ def retracted_premise(network: Path, target: Path) -> tuple[str, int]:
         for ant in {a for j in node.get("justifications", ()) for a in j.get("antecedents", ())}:
             cited[ant] = cited.get(ant, 0) + 1
     premises = [i for i, n in nodes.items() if not n.get("justifications") and n.get("truth_value") == "IN"]
-    busiest = max(premises, key=lambda i: (cited.get(i, 0), i))
-    nodes[busiest]["truth_value"] = "OUT"
+    if quiet:
+        chosen = min((i for i in premises if cited.get(i, 0) >= QUIET), key=lambda i: (cited[i], i))
+    else:
+        chosen = max(premises, key=lambda i: (cited.get(i, 0), i))
+    nodes[chosen]["truth_value"] = "OUT"
     target.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
-    return busiest, cited.get(busiest, 0)
+    return chosen, cited.get(chosen, 0)
 
 
 # --- the run ----------------------------------------------------------------------------------
@@ -454,6 +463,7 @@ def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], ski
 EDITED = "rebuild: 1 claim edited (incremental, no search)"
 SERVED = "rebuild in serve's build process: 1 claim edited (no search)"
 SERVED_SEARCH = "rebuild in serve's build process: 1 claim edited (with search), pages in place"
+QUIETLY_RETRACTED = "rebuild: quiet premise retracted (incremental, no search)"
 RETRACTED = "rebuild: premise retracted (incremental, no search)"
 RETRACTED_COLD = "rebuild: premise retracted (cold, same site, no search)"
 REINDEXED = "rebuild: 1 claim edited (incremental, with search)"
@@ -511,12 +521,16 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     served_search = _incremental(rows, cold, SERVED_SEARCH, serve_rebuild(network, source, work, name, search=True))
     _note(served_search, "until the pages are in place (what serve reloads open pages at); "
                          f"the search bundle followed at {served_search.extra['search_s']:.2f} s")
-    premise, dependents = retracted_premise(source, source)  # on top of the edit: one change
+    premise, dependents = retracted_premise(source, source, quiet=True)  # on top of the edit: one change
+    _log(f"{name}: incremental rebuild after retracting {premise} ({dependents} direct dependents)")
+    quiet = _incremental(rows, cold, QUIETLY_RETRACTED, build(source, site, work, f"{name}-rebuild-quiet", *cached))
+    _note(quiet, f"{premise}: {dependents} direct dependents")
+    premise, dependents = retracted_premise(source, source)
     _log(f"{name}: incremental rebuild after retracting {premise} ({dependents} direct dependents)")
     retract = _incremental(rows, cold, RETRACTED, build(source, site, work, f"{name}-rebuild-retract", *cached))
     _note(retract, f"{premise}: {dependents} direct dependents")
-    # Nothing is kept after that flip: compare with a cold build of the same network into the
-    # same folder, which pays for replacing the old tree too (the cold row above had none).
+    # Most pages show or compute from that flip: compare with a cold build of the same network
+    # into the same folder, which pays for replacing the old tree too (the cold row above had none).
     _log(f"{name}: cold build of the retracted network into the same site")
     retract_cold = _row(name, RETRACTED_COLD, n, build(source, site, work, f"{name}-rebuild-retract-cold",
                                                        "--no-search", "--no-cache"))
@@ -538,7 +552,9 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
             "claim_edited_s": edit.wall_s, "claim_edited_speedup": _speedup(cold, edit),
             "claim_edited_kept": edit.extra["kept"], "serve_claim_edited_s": served.wall_s,
             "serve_claim_edited_speedup": _speedup(cold, served), "serve_search_pages_s": served_search.wall_s,
-            "serve_search_done_s": served_search.extra["search_s"], "premise_retracted_s": retract.wall_s,
+            "serve_search_done_s": served_search.extra["search_s"], "quiet_retracted_s": quiet.wall_s,
+            "quiet_retracted_speedup": _speedup(cold, quiet), "quiet_retracted_kept": quiet.extra["kept"],
+            "premise_retracted_s": retract.wall_s,
             "premise_retracted_speedup": _speedup(cold, retract), "premise_retracted_kept": retract.extra["kept"],
             "premise_retracted_cold_same_site_s": retract_cold.wall_s,
             "reindex_cpu_s": reindex.indexer_cpu_s}
@@ -614,7 +630,9 @@ def incremental_summary(found: dict) -> str:
             f"1 claim edited {found['claim_edited_s']:.2f} s = {x(found['claim_edited_speedup'])} "
             f"(target >= 10x), {found['claim_edited_kept']}/{found['beliefs']} pages kept; in serve's build "
             f"process {found['serve_claim_edited_s']:.2f} s = {x(found['serve_claim_edited_speedup'])} (with search: pages "
-            f"in place {found['serve_search_pages_s']:.2f} s, search bundle {found['serve_search_done_s']:.2f} s); premise retracted "
+            f"in place {found['serve_search_pages_s']:.2f} s, search bundle {found['serve_search_done_s']:.2f} s); a quiet "
+            f"premise retracted {found['quiet_retracted_s']:.2f} s = {x(found['quiet_retracted_speedup'])}, "
+            f"{found['quiet_retracted_kept']} kept; the busiest premise retracted "
             f"{found['premise_retracted_s']:.2f} s = {x(found['premise_retracted_speedup'])}, "
             f"{found['premise_retracted_kept']} kept (a cold build into that site: "
             f"{found['premise_retracted_cold_same_site_s']:.2f} s); search re-index "

@@ -4,15 +4,17 @@ The cache folder (`--cache-dir`, default `.belief-site-cache/` beside mkdocs.yml
 manifest of the last successful build:
 
 - `salt`: a hash of everything that may change any page: the code, its libraries and the
-  templates, the configuration, which beliefs are published, the network's structure (ids,
-  justifications, nogoods), every computed status and every pin (a flip changes the site's
-  IN/OUT counts, which every page shows; pins change impact panels). When it differs, every
-  belief is rendered (a cold build).
-- `ids` and `texts`: a hash of each belief's own content (claim, summary, metadata...).
-- `reads`, `files`: for each belief, the beliefs whose content its files show (render.belief
-  records the lookups), as one string of indexes into `ids` ("0 17 503"), and the files it
-  wrote; `site`: the site's other files. A string, not a list: 10,000 beliefs read 500,000
-  ids, which took 0.1 s to load, check and save as JSON numbers.
+  templates, the configuration, which beliefs are published and the network's structure
+  (ids, justifications, nogoods); with a `templates` folder, every status too (its pages may
+  show the site's IN/OUT counts). When it differs, every belief is rendered (a cold build).
+- `ids` and `texts`: for each belief, a hash of its own content (claim, summary, metadata,
+  declared status, retraction...) and what the evaluation says of it (`state`: IN or OUT,
+  pinned, the supporting justification).
+- `reads`, `files`: for each belief, the beliefs its files read (their content or state:
+  render.belief records the lookups, those of explain and impact panels included), as one
+  string of indexes into `ids` ("0 17 503"), and the files it wrote; `site`: the site's
+  other files. A string, not a list: 10,000 beliefs read 500,000 ids, which took 0.1 s to
+  load, check and save as JSON numbers.
 - `out` and `marker`: the folder it wrote and the identity of its marker file, which every
   build replaces: a site written since by anything else is never trusted.
 
@@ -22,10 +24,12 @@ and be saved again). Its fields are still checked, so that even one edited and h
 never stops a build with a traceback.
 
 With an equal salt, a belief is rendered again only when a belief it read changed its
-content; otherwise its files are kept: left in place when the build writes into the folder
+content or state (a status flip renders the pages that show or compute from a flipped
+belief, not every page); otherwise its files are kept: left in place when the build writes into the folder
 the last one wrote (write.update_site), hard-linked from it otherwise (a build into
 another folder). Listings, exports and the search bundle are always rebuilt,
-the first two from the rows of the last build whose beliefs did not change (`Rows`).
+the first two from the rows of the last build whose beliefs did not change, while no
+status changed (`Rows`).
 Diagrams laid out by Graphviz (drawn before the pages, outside the recorded reads) turn
 reuse off. The result is the same site a cold build writes (tests/test_scale.py). A build
 holds the folder's `lock` (`locked`) from reading the manifest to saving the next one. The
@@ -58,6 +62,7 @@ except ImportError:  # not POSIX: builds sharing a cache are not serialised
 
 from . import __version__
 from .config import SiteConfig
+from .evaluate import Evaluation
 from .model import Belief, Justification
 from .render import OutputFile, RenderContext
 from .render.belief import Outputs
@@ -142,12 +147,26 @@ def salt(ctx: RenderContext) -> str:
         base = Path(config.config_path).parent if config.config_path else Path(".")
         templates.insert(0, base / config.templates)
     network = ev.network
-    structure = [(b.id, [_compared(j) for j in b.justifications], b.declared, b.retracted,
-                  ev.value(b.id), ev.is_pinned(b.id)) for b in network.beliefs.values()]
-    return digest(code_digest(), folder_digest(templates),
+    structure = [(b.id, [_compared(j) for j in b.justifications]) for b in network.beliefs.values()]
+    # The default theme shows the site's IN/OUT counts on its own pages only; a templates
+    # folder may show them on every page (they are given them: render.belief).
+    everywhere = statuses(ev) if config.templates else ""
+    return digest(code_digest(), folder_digest(templates), everywhere,
                   repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
                   repr(sorted(ctx.marks.items())), repr(ctx.diff is not None),
                   repr(structure), repr(network.nogoods), repr(network.meta), repr(network.repos))
+
+
+def statuses(ev: Evaluation) -> str:
+    """A hash of every belief's evaluation state (`state`)."""
+    return digest(*(state(ev, i) for i in ev.network.beliefs))
+
+
+def state(ev: Evaluation, belief_id: str) -> str:
+    """What the evaluation says of one belief that a page may show: its status, whether it is
+    pinned OUT, and which justification supports it (render.belief records who reads it)."""
+    support = ev.supporting.get(belief_id)
+    return f"{ev.value(belief_id)}:{'pinned' if ev.is_pinned(belief_id) else ''}:{'' if support is None else support}"
 
 
 def code_digest() -> str:
@@ -241,7 +260,12 @@ class Cache:
     folder: Path
     previous: dict = field(default_factory=dict)
     salt: str = ""
+    contents: dict[str, str] = field(default_factory=dict)
+    """id -> the hash of its content (`texts`)."""
     texts: dict[str, str] = field(default_factory=dict)
+    """id -> its content hash and evaluation `state`: a belief changed when either did."""
+    rows_salt: str = ""
+    """The salt of the site's rows (`Rows`): `salt` and every status."""
     beliefs: dict[str, tuple[list[str], frozenset[str]]] = field(default_factory=dict)
     """id -> (its files, the ids its files read), for each belief this build rendered."""
     kept: dict[str, tuple[list[str], str]] = field(default_factory=dict)
@@ -264,7 +288,11 @@ class Cache:
 
     def reusable(self, ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = None) -> Reuse | None:
         """What the previous site offers this build (None: render everything); `known`: see `texts`."""
-        self.salt, self.texts = salt(ctx), texts(ctx, known)
+        ev = ctx.evaluation
+        self.salt, self.contents = salt(ctx), texts(ctx, known)
+        self.texts = {i: f"{h}:{state(ev, i)}" for i, h in self.contents.items()}
+        # A row may show other beliefs' statuses without naming them (an OUT belief's causes).
+        self.rows_salt = digest(self.salt, statuses(ev))
         old = self.previous
         if old.get("salt") != self.salt or ctx.diagrams or not isinstance(old.get("out"), str):
             return None

@@ -271,8 +271,8 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
             reused = store.reusable(ctx, memory.texts if memory is not None else None)
             if memory is not None:
                 beliefs = ctx.evaluation.network.beliefs
-                memory.texts = {i: (beliefs[i], text) for i, text in store.texts.items()}
-        ctx = replace(ctx, rows=Rows(store.folder, store.salt, store.texts))
+                memory.texts = {i: (beliefs[i], text) for i, text in store.contents.items()}
+        ctx = replace(ctx, rows=Rows(store.folder, store.rows_salt, store.texts))
     pages = None
     if published is not None:
         def pages(files: int) -> None:

@@ -36,6 +36,7 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     reindexed = "rebuild: 1 claim edited (incremental, with search)"
     expected = {(name, run) for run in (
         "full", "floor", "mkdocs", "full, no search", "rebuild base", edited, served, served_search,
+        "rebuild: quiet premise retracted (incremental, no search)",
         "rebuild: premise retracted (incremental, no search)", "rebuild: premise retracted (cold, same site, no search)",
         reindexed, "documents: full, no search", "documents: rebuild base",
         "documents: 1 claim edited (incremental, no search)")}
@@ -67,8 +68,12 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     assert f"the search bundle followed at {pages['raw']['search_s']:.2f} s" in pages["note"]
     assert report["incremental"]["serve_search_pages_s"] == pages["wall_s"]
     assert "incremental rebuild at" in done.stdout and "target >= 10x" in done.stdout
+    quiet = runs[(name, "rebuild: quiet premise retracted (incremental, no search)")]
+    assert quiet["raw"]["kept"] > SIZE // 2 and "direct dependents" in quiet["note"]  # a flip that reaches few pages
+    assert report["incremental"]["quiet_retracted_kept"] == quiet["raw"]["kept"] and "a quiet premise retracted" in done.stdout
     retract = runs[(name, "rebuild: premise retracted (incremental, no search)")]
-    assert "cold into the same site / this = " in retract["note"]  # the fair comparison when nothing is kept
+    assert retract["raw"]["kept"] < quiet["raw"]["kept"]  # the busiest premise reaches more
+    assert "cold into the same site / this = " in retract["note"]  # the fair comparison when few are kept
     assert report["incremental"]["premise_retracted_cold_same_site_s"] > 0
     # The same edit in a documents folder: only the edited document is parsed again.
     documents = runs[(name, "documents: 1 claim edited (incremental, no search)")]

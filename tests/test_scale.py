@@ -251,8 +251,136 @@ def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, gene
         assert kept > SIZE // 2  # only the pages that show the edited beliefs were rendered
     if edit == "no-op":
         assert kept == SIZE and tree_digest(site) == before
-    if edit in ("retract premise", "justification", "add belief", "remove belief", "pin"):
-        assert kept == 0  # statuses or structure changed: every page may show it
+    if edit in ("retract premise", "pin"):
+        assert 0 < kept < SIZE  # only the pages that show or compute from a flipped or pinned belief
+    if edit in ("justification", "add belief", "remove belief"):
+        assert kept == 0  # the structure changed: every page may show it
+
+
+def _cited(nodes: dict) -> dict[str, int]:
+    """id -> how many justifications cite it (antecedents and outlists)."""
+    counts = {i: 0 for i in nodes}
+    for node in nodes.values():
+        for j in node.get("justifications", ()):
+            for a in (*j.get("antecedents", ()), *j.get("outlist", ())):
+                counts[a] = counts.get(a, 0) + 1
+    return counts
+
+
+def _quiet_premise(nodes: dict) -> str:
+    """An IN premise that a few justifications cite (its flip reaches a few pages)."""
+    cited = _cited(nodes)
+    return min((i for i, n in nodes.items() if not n.get("justifications") and n.get("truth_value") == "IN"
+                and 1 <= cited[i] <= 3), key=lambda i: (cited[i], i))
+
+
+def _set(belief_id: str, value: str):
+    def change(nodes):
+        nodes[belief_id]["truth_value"] = value
+    return change
+
+
+def _outlisted_premise(nodes: dict) -> str:
+    """A premise that sits in some outlist (its flip turns a dependent the other way)."""
+    return sorted({o for n in nodes.values() for j in n.get("justifications", ()) for o in j.get("outlist", ())
+                   if o in nodes and not nodes[o].get("justifications")})[0]
+
+
+def _retract_derived(nodes):
+    """A derived IN belief marked retracted: pinned OUT, its supporting justification still valid."""
+    target = sorted(i for i, n in nodes.items() if n.get("justifications") and n.get("truth_value") == "IN")[5]
+    nodes[target]["truth_value"] = "OUT"
+    nodes[target].setdefault("metadata", {})["retracted"] = True
+
+
+def _many_premises(nodes):
+    import random
+    premises = sorted(i for i, n in nodes.items() if not n.get("justifications"))
+    for i in random.Random(7).sample(premises, 5):
+        nodes[i]["truth_value"] = "OUT" if nodes[i].get("truth_value") == "IN" else "IN"
+
+
+def test_status_flips_render_only_the_pages_that_show_or_compute_from_them(cli, generated, tmp_path):
+    """Flips one after another (a premise retracted and asserted again, an outlist member,
+    a derived belief retracted, several premises at once): each incremental build writes the
+    cold build's site, and a flip that reaches few beliefs keeps most pages. A belief page
+    reads statuses through its explain and impact panels beyond the beliefs it links
+    (render.belief records those reads), so any unrecorded read shows up as a stale page."""
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, source, site, "--cache-dir", cache)
+    nodes = json.loads(source.read_text(encoding="utf-8"))["nodes"]
+    quiet, outlisted = _quiet_premise(nodes), _outlisted_premise(nodes)
+    flips = [("quiet premise retracted", _set(quiet, "OUT")), ("asserted again", _set(quiet, "IN")),
+             ("outlist member", _set(outlisted, "OUT" if nodes[outlisted].get("truth_value") == "IN" else "IN")),
+             ("derived retracted", _retract_derived), ("five premises", _many_premises)]
+    kept = {}
+    for name, flip in flips:
+        _edit(source, flip)
+        report = _build(cli, source, site, "--cache-dir", cache)
+        kept[name] = int(report.split("unchanged belief pages kept")[0].rsplit(",", 1)[1])
+        assert tree_digest(site) == _cold(cli, source, tmp_path / "cold"), name
+    assert kept["quiet premise retracted"] > SIZE * 3 // 4 and kept["asserted again"] > SIZE * 3 // 4, kept
+    assert all(0 < k < SIZE for k in kept.values()), kept
+
+
+def _network(tmp_path: Path, nodes: dict) -> Path:
+    path = tmp_path / "network.json"
+    path.write_text(json.dumps({"nodes": {i: {"text": f"Claim of {i}.", "truth_value": value,
+                                              "justifications": [{"type": "SL", "antecedents": list(ante)}
+                                                                 for ante in justs]}
+                                          for i, (value, justs) in nodes.items()}}), encoding="utf-8")
+    return path
+
+
+def test_an_explanation_taken_from_another_pages_memo_still_records_what_it_read(cli, tmp_path):
+    """m-middle is OUT (b-out is OUT) though a-in is IN; t-top, OUT through it, explains
+    m-middle with the step m-middle's own page computed first (one build explains each belief
+    once). When a-in goes OUT, m-middle stays OUT and its step now names a-in as a cause:
+    t-top's page must be rendered again though it read a-in only through that step."""
+    source = _network(tmp_path, {"a-in": ("IN", []), "b-out": ("OUT", []), "m-middle": ("OUT", [["a-in", "b-out"]]),
+                                 "t-top": ("OUT", [["m-middle"]])})
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, source, site, "--cache-dir", cache, "-j", "1")
+    _edit(source, _set("a-in", "OUT"))
+    _build(cli, source, site, "--cache-dir", cache, "-j", "1")
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+    top = json.loads((site / "belief" / "t-top" / "index.json").read_text(encoding="utf-8"))
+    assert [s["justifications"][0]["failed"] for s in top["explain"]["items"][1:2]] == [["a-in", "b-out"]]
+
+
+def test_reading_a_status_pin_or_support_records_the_belief():
+    """render.belief's evaluation notes every belief whose state a page reads, and so does a
+    step of explain's memo taken for another page (index.json's explain panel names every
+    belief the step read as well, so the build test above cannot tell); cache.state (a
+    belief's part of the cache's texts) changes with each of them."""
+    from dataclasses import replace
+
+    from site_builder.cache import state
+    from site_builder.render.belief import _SeenSteps, _recording
+
+    ev = check(EXAMPLE).evaluation
+    a, b, c = sorted(ev.status)[:3]
+    seen: set[str] = set()
+    recording = _recording(ev, seen)
+    recording.value(a)
+    assert seen == {a}
+    recording.is_pinned(b)
+    assert seen == {a, b}
+    recording.supporting.get(c)
+    assert seen == {a, b, c}
+    derived = next(i for i in sorted(ev.status) if ev.network.beliefs[i].justifications)
+    cited = {r for j in ev.network.beliefs[derived].justifications for r in (*j.antecedents, *j.outlist)}
+    seen.clear()
+    steps = _SeenSteps({derived: "its step"}, ev.network.beliefs, seen)
+    assert steps.get(a if a != derived else b) is None and not seen
+    assert steps.get(derived) == "its step" and seen == {derived, *cited} and len(seen) > 1
+    before = state(ev, a)
+    other = "OUT" if ev.value(a) == "IN" else "IN"
+    assert state(replace(ev, status={**ev.status, a: other}), a) != before
+    assert state(replace(ev, pinned=ev.pinned ^ {a}), a) != before
+    assert state(replace(ev, supporting={**ev.supporting, a: 7}), a) != before
 
 
 def test_a_claim_edit_rerenders_its_neighbours_and_links_the_rest(cli, generated, tmp_path):
@@ -623,8 +751,8 @@ def test_an_incremental_build_with_search_can_publish_its_pages_before_pagefind_
 
 def test_a_build_that_renders_everything_into_the_last_ones_folder_can_publish_its_pages_first(
         generated, tmp_path, monkeypatch):
-    """A status flip renders every page (every footer counts IN and OUT): serve's readers
-    still get them before Pagefind is done, when the folder is as the last build left it."""
+    """A change of structure renders every page: serve's readers still get them before
+    Pagefind is done, when the folder is as the last build left it."""
     from site_builder.config import SiteConfig
     from site_builder.pipeline import build
     source, site, cache, cold = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache", tmp_path / "cold"
@@ -634,7 +762,7 @@ def test_a_build_that_renders_everything_into_the_last_ones_folder_can_publish_i
     premise = _busy_premise(json.loads(generated.read_text(encoding="utf-8"))["nodes"])
     page, old_index = site / "belief" / premise / "index.html", _bundle_files(site)
     old_page = page.read_bytes()
-    _edit(source, _retract)
+    _edit(source, _justify)  # the busy premise gets one more dependent
     started = _indexer_starts(monkeypatch)
     seen = []
 
@@ -647,8 +775,8 @@ def test_a_build_that_renders_everything_into_the_last_ones_folder_can_publish_i
     assert seen == [(0, True, 0, True)]  # every page in, the old search bundle as it was
     assert build(config, cold, jobs=2).written
     assert tree_digest(site) == tree_digest(cold)
-    # beliefs removed and added with the flip: their files go and come, before the search bundle
-    _edit(source, lambda nodes: (_remove(nodes), _add(nodes), _retract(nodes)))
+    # beliefs removed and added: their files go and come, before the search bundle
+    _edit(source, lambda nodes: (_remove(nodes), _add(nodes)))
     assert build(config, site, jobs=2, cache=cache, published=published).written and len(seen) == 2
     assert build(config, cold, jobs=2).written
     assert tree_digest(site) == tree_digest(cold)
@@ -957,6 +1085,33 @@ def test_a_template_or_config_change_rebuilds_everything(cli, tmp_path):
     code, _, err = cli("build", "--config", project / "mkdocs.yml", "-o", site, "--no-search")
     assert code == 0 and "kept" not in err
     assert "Two" in (site / "belief" / "attention-is-structured-directed-computation" / "index.html").read_text()
+
+
+def test_with_a_templates_folder_a_status_flip_renders_every_page(cli, tmp_path):
+    """The default theme shows the site's IN/OUT counts on its own pages only; a templates
+    folder may show them on every belief page (they are given `counts`), so a flip there
+    renders them all again, as a cold build would."""
+    project = tmp_path / "project"
+    project.mkdir()
+    network = _network(project, {"a-in": ("IN", []), "b-in": ("IN", []), "c-derived": ("IN", [["a-in"]])})
+    (project / "theme").mkdir()
+    base = (ROOT / "templates" / "base.html").read_text(encoding="utf-8")
+    footer = 'alt="IN and OUT counts of the whole network"'
+    assert footer in base
+    (project / "theme" / "base.html").write_text(
+        base.replace(footer, 'alt="{{ counts.IN or 0 }} IN, {{ counts.OUT or 0 }} OUT"'), encoding="utf-8")
+    config = project / "mkdocs.yml"
+    config.write_text(f"site_name: t\nplugins:\n  - beliefs:\n      source: {network}\n      templates: theme\n",
+                      encoding="utf-8")
+    site, cold = project / "site", tmp_path / "cold"
+    _build(cli, network, site, "--config", config)
+    untouched = site / "belief" / "b-in" / "index.html"
+    assert 'alt="3 IN, 0 OUT"' in untouched.read_text(encoding="utf-8")
+    _edit(network, _set("a-in", "OUT"))
+    assert "kept" not in _build(cli, network, site, "--config", config)
+    assert 'alt="1 IN, 2 OUT"' in untouched.read_text(encoding="utf-8")
+    _build(cli, network, cold, "--config", config, "--no-cache")
+    assert tree_digest(site) == tree_digest(cold)
 
 
 def test_the_cache_is_never_inside_the_output_folder(cli, tmp_path):

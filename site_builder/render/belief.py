@@ -1,9 +1,10 @@
 """Every file of one belief (page, index.json, badges): the unit of parallel and incremental builds.
 
 `belief_outputs` renders them with the belief's panels and diagram computed here, for this
-belief only (a build never holds every diagram), and records which beliefs' content the
-files read (`Outputs.reads`): an incremental build re-renders the belief when one of them
-changes (cache.py).
+belief only (a build never holds every diagram), and records which beliefs the files read
+(`Outputs.reads`): whose content, status, pin or supporting justification they show or
+computed from (an impact panel re-evaluates dependents it may not list). An incremental
+build re-renders the belief when one of them changed any of those (cache.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Iterator, Mapping
 
 import jinja2
 
+from ..evaluate import Evaluation
 from ..model import Belief
 from . import OutputFile, RenderContext
 from .badges import belief_badges
@@ -32,6 +34,71 @@ class Outputs:
     belief_id: str
     files: tuple[OutputFile, ...]
     reads: frozenset[str]
+
+
+class _Seen(Mapping[str, Any]):
+    """A mapping of the evaluation (status, supporting), noting every id looked up."""
+
+    def __init__(self, values: Mapping[str, Any], seen: set[str]) -> None:
+        self._values, self._note = values, seen.add
+
+    def __getitem__(self, key: str) -> Any:
+        self._note(key)
+        return self._values[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._note(key)
+        return self._values.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self._note(key)  # type: ignore[arg-type]
+        return key in self._values
+
+    def __iter__(self) -> Iterator[str]:
+        raise TypeError("a page may not depend on every status")  # it would defeat caching
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+class _SeenPins(frozenset):
+    """`Evaluation.pinned`, noting every id asked about (`is_pinned` only asks `in`)."""
+
+    def __new__(cls, pinned: frozenset[str], seen: set[str]) -> "_SeenPins":
+        made = super().__new__(cls, pinned)
+        made._note = seen.add
+        return made
+
+    def __contains__(self, key: object) -> bool:
+        self._note(key)
+        return frozenset.__contains__(self, key)
+
+
+class _SeenSteps:
+    """queries.explain's memo of steps, shared by the beliefs of a build: a step taken from it
+    was computed for another belief, so its reads are noted here (what `explain_step` reads:
+    the belief and every belief its justifications cite)."""
+
+    def __init__(self, steps: dict, beliefs: Mapping[str, Belief], seen: set[str]) -> None:
+        self._steps, self._beliefs, self._seen = steps, beliefs, seen
+
+    def get(self, key: str) -> Any:
+        found = self._steps.get(key)
+        if found is not None:
+            self._seen.add(key)
+            for j in self._beliefs[key].justifications:
+                self._seen.update(j.antecedents)
+                self._seen.update(j.outlist)
+        return found
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._steps[key] = value
+
+
+def _recording(ev: Evaluation, seen: set[str]) -> Evaluation:
+    """The evaluation, noting into `seen` each belief whose status, pin or support is read."""
+    return replace(ev, status=_Seen(ev.status, seen), supporting=_Seen(ev.supporting, seen),
+                   pinned=_SeenPins(ev.pinned, seen))
 
 
 class _Reads(Mapping[str, Belief]):
@@ -58,11 +125,15 @@ class _Reads(Mapping[str, Belief]):
 
 def belief_outputs(ctx: RenderContext, env: jinja2.Environment, counts: Counter,
                    belief: Belief) -> Outputs:
-    """Page, index.json and badges of one visible belief."""
+    """Page, index.json and badges of one visible belief. `counts`, the site's, are given to
+    its template but not recorded: the default theme shows them on the site's own pages only
+    (with a templates folder, which may show them here, the cache's salt holds every status)."""
     reads = _Reads(ctx.beliefs)
-    one = replace(ctx, texts=reads)
+    ev = _recording(ctx.evaluation, reads.seen)
+    one = replace(ctx, texts=reads, evaluation=ev)
     limit = ctx.config.panel_max_items
-    panels = panels_for(ctx.evaluation, belief.id, limit, ctx.is_visible, ctx.explain_steps())
+    panels = panels_for(ev, belief.id, limit, ctx.is_visible,
+                        _SeenSteps(ctx.explain_steps(), ctx.beliefs, reads.seen))
     extra: dict[str, Any] = {"panels": {belief.id: panels}}
     if belief.id not in ctx.diagrams:  # the built-in engine, drawn here (Graphviz is batched before)
         extra["diagrams"] = {belief.id: diagram_of(one, belief.id)}
