@@ -328,13 +328,18 @@ class _Watchers:
             jobs.append((sorted(folders), True, ordinary))
         if files:
             jobs.append((sorted({f.parent for f in files}), False, named))
+        ready = []
         for paths, recursive, keep in jobs:
-            thread = threading.Thread(target=self._watch, args=(watchfiles, paths, recursive, keep, self._stop),
+            stop = _Watching(self._stop)
+            thread = threading.Thread(target=self._watch, args=(watchfiles, paths, recursive, keep, stop),
                                       name="belief-site-watch", daemon=True)
             thread.start()
             self._threads.append(thread)
+            ready.append(stop.ready)
+        for event in ready:  # a change saved right after "Serving" would otherwise go unseen
+            event.wait(timeout=5)
 
-    def _watch(self, watchfiles, paths, recursive, keep, stop) -> None:
+    def _watch(self, watchfiles, paths, recursive, keep, stop: "_Watching") -> None:
         try:
             for batch in watchfiles.watch(*paths, watch_filter=keep, recursive=recursive, stop_event=stop,
                                           debounce=1600, step=50, rust_timeout=1000, raise_interrupt=False):
@@ -342,6 +347,8 @@ class _Watchers:
         except Exception as exc:  # a watched folder vanished: the main loop restarts the watchers
             if not stop.is_set():
                 _say(f"belief-site serve: stopped watching {', '.join(map(str, paths))}: {exc}")
+        finally:
+            stop.ready.set()  # never watching: `start` need not wait
 
     def alive(self) -> bool:
         return all(t.is_alive() for t in self._threads)
@@ -351,6 +358,18 @@ class _Watchers:
         for thread in self._threads:
             thread.join(timeout=3)
         self._threads = []
+
+
+class _Watching:
+    """The stop event given to watchfiles: its watch loop first asks `is_set` once the watches
+    are in place, which sets `ready` (from then on, no change goes unseen)."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self._stop, self.ready = stop, threading.Event()
+
+    def is_set(self) -> bool:
+        self.ready.set()
+        return self._stop.is_set()
 
 
 # --- the serve loop -----------------------------------------------------------------------------

@@ -334,3 +334,31 @@ def test_open_pages_that_searched_reload_when_the_search_bundle_is_replaced(tmp_
         assert searching.problems == [] and reading.problems == []
         browser.close()
     _stopped_cleanly(served)
+
+
+def test_watching_has_begun_when_the_watchers_have_started(tmp_path, monkeypatch):
+    """serve prints "Serving" once its watchers are up: a file saved right after is seen even
+    when watchfiles takes a while to set up its watches (here half a second)."""
+    import queue
+
+    import watchfiles
+
+    from site_builder.serve import _Watchers
+
+    real = watchfiles.watch
+
+    def slow(*args, **kwargs):
+        time.sleep(0.5)
+        yield from real(*args, **kwargs)
+
+    monkeypatch.setattr(watchfiles, "watch", slow)
+    folder = tmp_path / "beliefs"
+    folder.mkdir()
+    changes: queue.Queue = queue.Queue()
+    watchers = _Watchers(changes)
+    try:
+        watchers.start((frozenset({folder}), frozenset()))
+        (folder / "a.md").write_text("saved right away", encoding="utf-8")
+        assert changes.get(timeout=10) == {str(folder / "a.md")}
+    finally:
+        watchers.stop()
