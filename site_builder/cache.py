@@ -149,7 +149,7 @@ def salt(ctx: RenderContext) -> str:
     network = ev.network
     structure = [(b.id, [_compared(j) for j in b.justifications]) for b in network.beliefs.values()]
     # The default theme shows the site's IN/OUT counts on its own pages only; a templates
-    # folder may show them on every page (they are given them: render.belief).
+    # folder may show them on every page (render.pages.belief_page_counts).
     everywhere = statuses(ev) if config.templates else ""
     return digest(code_digest(), folder_digest(templates), everywhere,
                   repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
@@ -261,7 +261,7 @@ class Cache:
     previous: dict = field(default_factory=dict)
     salt: str = ""
     contents: dict[str, str] = field(default_factory=dict)
-    """id -> the hash of its content (`texts`)."""
+    """id -> the hash of its content alone (the function `texts`)."""
     texts: dict[str, str] = field(default_factory=dict)
     """id -> its content hash and evaluation `state`: a belief changed when either did."""
     rows_salt: str = ""
@@ -417,7 +417,7 @@ def _site_files(old: dict) -> frozenset[str]:
 @dataclass(frozen=True)
 class Rows:
     """The rows of the site's own files kept in `folder`/rows/ (render/rows.py), for a build
-    of this salt and these belief contents (`Cache.salt`, `Cache.texts`)."""
+    of this salt and these beliefs' contents and states (`Cache.rows_salt`, `Cache.texts`)."""
 
     folder: Path
     salt: str
@@ -429,7 +429,7 @@ class Rows:
 
 class _RowPart:
     """One part's rows in `<part>.rows`: a line of JSON, {"format", "salt", "ids",
-    "contents": [content hash per id], "ends": [where each row ends]}, then the rows one
+    "contents": [content hash and state per id], "ends": [where each row ends]}, then the rows one
     after another as UTF-8 (a lone surrogate of a bad claim kept as is). Rows as JSON strings
     took 0.2 s of a 10k claim edit's worker time to decode: their HTML is dense in quotes and
     non-ASCII text. A file of another salt, or damaged, keeps nothing.

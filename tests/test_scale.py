@@ -287,10 +287,9 @@ def _outlisted_premise(nodes: dict) -> str:
 
 
 def _retract_derived(nodes):
-    """A derived IN belief marked retracted: pinned OUT, its supporting justification still valid."""
+    """A derived IN belief stored OUT while its justification holds: pinned OUT (W502)."""
     target = sorted(i for i, n in nodes.items() if n.get("justifications") and n.get("truth_value") == "IN")[5]
     nodes[target]["truth_value"] = "OUT"
-    nodes[target].setdefault("metadata", {})["retracted"] = True
 
 
 def _many_premises(nodes):
@@ -370,6 +369,9 @@ def test_reading_a_status_pin_or_support_records_the_belief():
     assert seen == {a, b}
     recording.supporting.get(c)
     assert seen == {a, b, c}
+    for every in (recording.status, recording.pinned):  # a page that read them all would never be kept
+        with pytest.raises(TypeError):
+            sorted(every)
     derived = next(i for i in sorted(ev.status) if ev.network.beliefs[i].justifications)
     cited = {r for j in ev.network.beliefs[derived].justifications for r in (*j.antecedents, *j.outlist)}
     seen.clear()
@@ -1112,6 +1114,22 @@ def test_with_a_templates_folder_a_status_flip_renders_every_page(cli, tmp_path)
     assert 'alt="1 IN, 2 OUT"' in untouched.read_text(encoding="utf-8")
     _build(cli, network, cold, "--config", config, "--no-cache")
     assert tree_digest(site) == tree_digest(cold)
+
+
+def test_the_default_theme_cannot_show_the_site_counts_on_a_belief_page(cli, tmp_path, monkeypatch):
+    """Belief pages of the default theme are not given the site's IN/OUT counts (no status
+    flip would render them again): a theme that showed them there fails loudly (E805)."""
+    from site_builder.render import pages
+
+    theme = tmp_path / "theme"
+    shutil.copytree(ROOT / "templates", theme)
+    base = (theme / "base.html").read_text(encoding="utf-8")
+    footer = 'alt="IN and OUT counts of the whole network"'
+    (theme / "base.html").write_text(base.replace(footer, 'alt="{{ counts.IN or 0 }} IN"'), encoding="utf-8")
+    monkeypatch.setattr(pages, "templates_dir", lambda: theme)
+    network = _network(tmp_path, {"a-in": ("IN", [])})
+    code, _, err = cli("build", network, "-o", tmp_path / "site", "--no-search", "-j", "1")
+    assert code != 0 and "E805" in err and "base.html" in err
 
 
 def test_the_cache_is_never_inside_the_output_folder(cli, tmp_path):

@@ -74,7 +74,9 @@ def _state(ev: Evaluation, belief_id: str, index: int) -> JustificationState:
 
 
 def explain_step(ev: Evaluation, belief_id: str) -> tuple[Step, tuple[str, ...]]:
-    """The step for one belief and the beliefs to explain next."""
+    """The step for one belief and the beliefs to explain next. It reads the state of the
+    belief and of the beliefs its justifications cite, nothing else: render.belief notes
+    those reads when a step comes from explain's memo (keep them in step)."""
     belief = ev.network.beliefs[belief_id]
     value = ev.value(belief_id)
     reason_text = belief.reason_out

@@ -154,7 +154,7 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
 
     stages = stages or Stages()
     reuse = reuse or {}
-    env, counts = pages.environment(ctx), pages.site_counts(ctx)
+    env, counts = pages.environment(ctx), pages.belief_page_counts(ctx)
     with parallel.renderer(ctx, env, counts, jobs, sink) as workers:
         # after the fork: workers must not inherit its threads
         indexing = None if pages_first else search.start(ctx, saved)

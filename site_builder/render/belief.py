@@ -61,17 +61,18 @@ class _Seen(Mapping[str, Any]):
         return len(self._values)
 
 
-class _SeenPins(frozenset):
-    """`Evaluation.pinned`, noting every id asked about (`is_pinned` only asks `in`)."""
+class _SeenPins:
+    """`Evaluation.pinned` as a page may use it (`in`: is_pinned), noting every id asked about."""
 
-    def __new__(cls, pinned: frozenset[str], seen: set[str]) -> "_SeenPins":
-        made = super().__new__(cls, pinned)
-        made._note = seen.add
-        return made
+    def __init__(self, pinned: frozenset[str], seen: set[str]) -> None:
+        self._pinned, self._note = pinned, seen.add
 
     def __contains__(self, key: object) -> bool:
-        self._note(key)
-        return frozenset.__contains__(self, key)
+        self._note(key)  # type: ignore[arg-type]
+        return key in self._pinned
+
+    def __iter__(self) -> Iterator[str]:
+        raise TypeError("a page may not depend on every pin")  # it would defeat caching
 
 
 class _SeenSteps:
@@ -123,11 +124,10 @@ class _Reads(Mapping[str, Belief]):
         return len(self._beliefs)
 
 
-def belief_outputs(ctx: RenderContext, env: jinja2.Environment, counts: Counter,
+def belief_outputs(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None,
                    belief: Belief) -> Outputs:
-    """Page, index.json and badges of one visible belief. `counts`, the site's, are given to
-    its template but not recorded: the default theme shows them on the site's own pages only
-    (with a templates folder, which may show them here, the cache's salt holds every status)."""
+    """Page, index.json and badges of one visible belief (`counts`: pages.belief_page_counts,
+    not recorded: with them, the cache's salt holds every status)."""
     reads = _Reads(ctx.beliefs)
     ev = _recording(ctx.evaluation, reads.seen)
     one = replace(ctx, texts=reads, evaluation=ev)

@@ -147,9 +147,10 @@ def listing_specs(ctx: RenderContext, env: jinja2.Environment) -> Iterator[PageS
     yield PageSpec(GRAPH_PAGE, "Graph explorer", "graph.html", graph_page_values(ctx))
 
 
-def render_page(env: jinja2.Environment, ctx: RenderContext, spec: PageSpec, counts: Counter,
+def render_page(env: jinja2.Environment, ctx: RenderContext, spec: PageSpec, counts: Counter | None,
                 fragment: bool = False) -> str:
-    """A whole HTML page, or (fragment) only its main content."""
+    """A whole HTML page, or (fragment) only its main content; `counts`: the site's IN/OUT
+    counts (None on the default theme's belief pages: `belief_page_counts`)."""
     values = _common(ctx, spec.path, spec.title, counts)
     return env.get_template(spec.template).render(**values, **spec.values, fragment=fragment)
 
@@ -157,6 +158,15 @@ def render_page(env: jinja2.Environment, ctx: RenderContext, spec: PageSpec, cou
 def site_counts(ctx: RenderContext) -> Counter:
     """IN/OUT counts of the published beliefs (once per build, never per page)."""
     return Counter(ctx.evaluation.value(b.id) for b in ctx.shown())
+
+
+def belief_page_counts(ctx: RenderContext) -> Counter | None:
+    """The site's IN/OUT counts as belief pages get them: not at all with the default theme,
+    which shows them on the site's own pages only (a status flip renders again only the
+    belief pages that show a flipped belief, and a theme that used them there would fail
+    loudly rather than go stale); a `templates` folder may show them on every page, so its
+    belief pages get them, and the build cache's salt then covers every status."""
+    return site_counts(ctx) if ctx.config.templates else None
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:

@@ -33,7 +33,7 @@ CHUNK = 32
 SERIAL_BELOW = 200
 """Smaller sites render in this process: starting workers would cost more than it saves."""
 
-_worker: tuple[RenderContext, jinja2.Environment, Counter, "Sink | None"] | None = None
+_worker: tuple[RenderContext, jinja2.Environment, Counter | None, "Sink | None"] | None = None
 """The context a forked worker renders with (set once per worker by `_start`)."""
 
 
@@ -45,7 +45,7 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _start(ctx: RenderContext, env: jinja2.Environment, counts: Counter, sink: Sink | None) -> None:
+def _start(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None, sink: Sink | None) -> None:
     global _worker
     _worker = (ctx, env, counts, sink)
     gc.enable()  # the build pauses it (pipeline); rendering makes cycles, and the inherited objects are frozen
@@ -77,7 +77,7 @@ Sink = Callable[[Iterable[OutputFile]], None]
 class Serial:
     """Everything rendered here, when asked for (the same interface as `Workers`)."""
 
-    def __init__(self, ctx: RenderContext, env: jinja2.Environment, counts: Counter) -> None:
+    def __init__(self, ctx: RenderContext, env: jinja2.Environment, counts: Counter | None) -> None:
         self._ctx, self._env, self._counts = ctx, env, counts
 
     def beliefs(self, beliefs: Sequence[Belief]) -> Iterator[Outputs]:
@@ -106,7 +106,7 @@ class Workers:
 
 
 @contextmanager
-def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter, jobs: int,
+def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None, jobs: int,
              sink: Sink | None = None) -> Iterator[Serial | Workers]:
     """Renders beliefs and the site's files, with `jobs` processes; with a `sink` (writing
     files into the site folder) the workers write the files themselves. Sites of fewer than

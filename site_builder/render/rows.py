@@ -5,8 +5,9 @@ each, yet rendering all of them took most of an incremental build's worker time.
 takes its part's memo (`memo(ctx, "index_row")`), asks it for each belief's row (`row(id, make)`)
 and says when it is `done`. With a build cache (cache.Rows), a row is taken from the last
 build when the content of its belief, and of the other beliefs it shows, is the one it was
-made from; the cache's salt covers everything else a row may show (statuses, structure,
-visibility, configuration, templates, code), so a changed salt keeps no row.
+made from; the rows' salt covers everything else a row may show (every status, structure,
+visibility, configuration, templates, code: cache.Cache.rows_salt), so a changed salt keeps
+no row.
 """
 
 from __future__ import annotations
