@@ -139,8 +139,9 @@ def folder_digest(folders: Iterable[Path]) -> str:
     return h.hexdigest()
 
 
-def salt(ctx: RenderContext) -> str:
-    """What every page may depend on (see the module docstring)."""
+def salt(ctx: RenderContext, statuses: str) -> str:
+    """What every page may depend on (see the module docstring); `statuses`: a hash of every
+    belief's `state`, in the salt only with a templates folder."""
     config, ev = ctx.config, ctx.evaluation
     templates = [templates_dir()]
     if config.templates:
@@ -150,16 +151,11 @@ def salt(ctx: RenderContext) -> str:
     structure = [(b.id, [_compared(j) for j in b.justifications]) for b in network.beliefs.values()]
     # The default theme shows the site's IN/OUT counts on its own pages only; a templates
     # folder may show them on every page (render.pages.belief_page_counts).
-    everywhere = statuses(ev) if config.templates else ""
+    everywhere = statuses if config.templates else ""
     return digest(code_digest(), folder_digest(templates), everywhere,
                   repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
                   repr(sorted(ctx.marks.items())), repr(ctx.diff is not None),
                   repr(structure), repr(network.nogoods), repr(network.meta), repr(network.repos))
-
-
-def statuses(ev: Evaluation) -> str:
-    """A hash of every belief's evaluation state (`state`)."""
-    return digest(*(state(ev, i) for i in ev.network.beliefs))
 
 
 def state(ev: Evaluation, belief_id: str) -> str:
@@ -289,10 +285,12 @@ class Cache:
     def reusable(self, ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = None) -> Reuse | None:
         """What the previous site offers this build (None: render everything); `known`: see `texts`."""
         ev = ctx.evaluation
-        self.salt, self.contents = salt(ctx), texts(ctx, known)
-        self.texts = {i: f"{h}:{state(ev, i)}" for i, h in self.contents.items()}
+        states = {i: state(ev, i) for i in ev.network.beliefs}
+        statuses = digest(*states.values())
+        self.salt, self.contents = salt(ctx, statuses), texts(ctx, known)
+        self.texts = {i: f"{h}:{states[i]}" for i, h in self.contents.items()}
         # A row may show other beliefs' statuses without naming them (an OUT belief's causes).
-        self.rows_salt = digest(self.salt, statuses(ev))
+        self.rows_salt = digest(self.salt, statuses)
         old = self.previous
         if old.get("salt") != self.salt or ctx.diagrams or not isinstance(old.get("out"), str):
             return None

@@ -37,7 +37,8 @@ class Outputs:
 
 
 class _Seen(Mapping[str, Any]):
-    """A mapping of the evaluation (status, supporting), noting every id looked up."""
+    """The network's beliefs, or a mapping of the evaluation (status, supporting), noting
+    every id looked up (a page's dependencies)."""
 
     def __init__(self, values: Mapping[str, Any], seen: set[str]) -> None:
         self._values, self._note = values, seen.add
@@ -55,7 +56,7 @@ class _Seen(Mapping[str, Any]):
         return key in self._values
 
     def __iter__(self) -> Iterator[str]:
-        raise TypeError("a page may not depend on every status")  # it would defeat caching
+        raise TypeError("a page may not depend on the whole network")  # it would defeat caching
 
     def __len__(self) -> int:
         return len(self._values)
@@ -102,38 +103,15 @@ def _recording(ev: Evaluation, seen: set[str]) -> Evaluation:
                    pinned=_SeenPins(ev.pinned, seen))
 
 
-class _Reads(Mapping[str, Belief]):
-    """The network's beliefs, noting every id looked up (a page's content dependencies)."""
-
-    def __init__(self, beliefs: Mapping[str, Belief]) -> None:
-        self._beliefs = beliefs
-        self.seen: set[str] = set()
-
-    def __getitem__(self, key: str) -> Belief:
-        self.seen.add(key)
-        return self._beliefs[key]
-
-    def __contains__(self, key: object) -> bool:
-        self.seen.add(key)  # type: ignore[arg-type]
-        return key in self._beliefs
-
-    def __iter__(self) -> Iterator[str]:
-        raise TypeError("a page may not depend on the whole network")  # it would defeat caching
-
-    def __len__(self) -> int:
-        return len(self._beliefs)
-
-
 def belief_outputs(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None,
                    belief: Belief) -> Outputs:
     """Page, index.json and badges of one visible belief (`counts`: pages.belief_page_counts,
     not recorded: with them, the cache's salt holds every status)."""
-    reads = _Reads(ctx.beliefs)
-    ev = _recording(ctx.evaluation, reads.seen)
-    one = replace(ctx, texts=reads, evaluation=ev)
+    seen: set[str] = set()
+    ev = _recording(ctx.evaluation, seen)
+    one = replace(ctx, texts=_Seen(ctx.beliefs, seen), evaluation=ev)
     limit = ctx.config.panel_max_items
-    panels = panels_for(ev, belief.id, limit, ctx.is_visible,
-                        _SeenSteps(ctx.explain_steps(), ctx.beliefs, reads.seen))
+    panels = panels_for(ev, belief.id, limit, ctx.is_visible, _SeenSteps(ctx.explain_steps(), ctx.beliefs, seen))
     extra: dict[str, Any] = {"panels": {belief.id: panels}}
     if belief.id not in ctx.diagrams:  # the built-in engine, drawn here (Graphviz is batched before)
         extra["diagrams"] = {belief.id: diagram_of(one, belief.id)}
@@ -141,5 +119,5 @@ def belief_outputs(ctx: RenderContext, env: jinja2.Environment, counts: Counter 
     page = render_page(env, one, belief_spec(one, belief), counts)
     files = (OutputFile(one.page(belief.id), page.encode("utf-8")), belief_json(one, belief),
              *belief_badges(one, belief.id))
-    reads.seen.add(belief.id)
-    return Outputs(belief.id, files, frozenset(reads.seen))
+    seen.add(belief.id)
+    return Outputs(belief.id, files, frozenset(seen))
