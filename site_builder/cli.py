@@ -91,7 +91,8 @@ def _parser() -> argparse.ArgumentParser:
                 "(default site/). Everything is written into a temporary folder first, so a failed\n"
                 "build leaves the previous site untouched: a cold build swaps the new site in; an\n"
                 "incremental one (the default, when the cache allows) renders only the pages that\n"
-                "show a changed belief and then renames them into DIR, keeping the others.\n"
+                "show a changed belief and then renames them into DIR, keeping the others (or, when\n"
+                "fewer than half would be kept, renders all of them and swaps them in).\n"
                 "Settings come from mkdocs.yml.")
     source_args(p)
     p.add_argument("-o", "--output", metavar="DIR", default=None, help="output folder (default: site/)")

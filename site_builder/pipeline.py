@@ -269,6 +269,8 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
         with stages.stage("cache"):
             store = Cache.open(cache)
             reused = store.reusable(ctx, memory.texts if memory is not None else None)
+            if reused is not None and published is None and _swap_is_quicker(reused, ctx, out):
+                reused = None  # the pages it would keep are still noted as kept: their reads hold
             if memory is not None:
                 beliefs = ctx.evaluation.network.beliefs
                 memory.texts = {i: (beliefs[i], text) for i, text in store.contents.items()}
@@ -302,6 +304,28 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
     return Built(kept, (*diagnostics, *problems), len(paths), not problems,
                  len(reused.files) if reused else 0, documents.hits if documents is not None else 0,
                  documents.unread if documents is not None else 0)
+
+
+KEPT_AT_LEAST = 0.5
+"""Share of the published beliefs whose pages an update of the last build's folder must keep
+to be quicker than a new folder swapped in (`_swap_is_quicker`)."""
+SWAP_FROM = 500
+"""Published beliefs from which that choice is made: a smaller site updates in well under a
+second either way, and is always updated (files added by hand stay, as after any update)."""
+
+
+def _swap_is_quicker(reused: Reuse, ctx: RenderContext, out: Path) -> bool:
+    """Whether to render every page into a new folder (as a cold build does) rather than
+    update the last build's folder in place. Each rendered page of an update is renamed over
+    its old version (4 files: 4.5 s for 6,700 beliefs at 10k, page cache dropped) and the
+    pages a broad flip reaches are the heaviest (an ancestor's impact panel); a swap costs
+    2 s whatever changed. Measured at 10k beliefs: 50% of pages kept, the update was 4%
+    quicker; 42% kept, 4% slower; 33% kept, 13% slower. A build into another folder links
+    the kept files instead (cheap), and serve's updates put pages in place before the search
+    bundle (they always update)."""
+    same = os.path.abspath(reused.origin) == os.path.abspath(out)
+    shown = len(ctx.visible)
+    return same and shown >= SWAP_FROM and len(reused.files) < KEPT_AT_LEAST * shown
 
 
 def _stopped(exc: Exception, ctx: RenderContext, out: Path) -> Diagnostic | None:

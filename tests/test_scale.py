@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from site_builder import cache as cache_module
+from site_builder import pipeline
 from site_builder.cache import SEARCH_BUNDLE
 from site_builder.evaluate.queries import explain_step
 from site_builder.pipeline import check
@@ -237,7 +238,10 @@ def test_every_content_field_changes_a_beliefs_digest_and_no_location_does():
 
 
 @pytest.mark.parametrize("edit", list(EDITS))
-def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, generated, tmp_path, edit):
+def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, generated, tmp_path, edit,
+                                                                       monkeypatch):
+    # Updates in place however few pages they keep (a busy retraction would swap a new folder in).
+    monkeypatch.setattr(pipeline, "KEPT_AT_LEAST", 0)
     source = tmp_path / "network.json"
     shutil.copy(generated, source)
     site, cache = tmp_path / "site", tmp_path / "cache"
@@ -255,6 +259,33 @@ def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, gene
         assert 0 < kept < SIZE  # only the pages that show or compute from a flipped or pinned belief
     if edit in ("justification", "add belief", "remove belief"):
         assert kept == 0  # the structure changed: every page may show it
+
+
+def test_a_flip_that_reaches_most_pages_renders_them_all_into_a_new_folder(cli, generated, tmp_path):
+    """Updating the last build's folder renames every rendered file into it; when fewer than
+    half the pages would be kept, a new folder swapped in is quicker (pipeline._swap_is_quicker).
+    A build into another folder still links what it keeps."""
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, source, site, "--cache-dir", cache)
+    folder = site.stat().st_ino
+    _edit(source, _set(_quiet_premise(json.loads(source.read_text("utf-8"))["nodes"]), "OUT"))
+    assert "unchanged belief pages kept" in _build(cli, source, site, "--cache-dir", cache)
+    assert site.stat().st_ino == folder  # updated in place
+    shutil.copytree(cache, tmp_path / "cache-copy")
+    _edit(source, _retract)
+    elsewhere = _build(cli, source, tmp_path / "elsewhere", "--cache-dir", tmp_path / "cache-copy")
+    kept = int(elsewhere.split("unchanged belief pages kept")[0].rsplit(",", 1)[1])
+    assert 0 < kept < SIZE // 2
+    report = _build(cli, source, site, "--cache-dir", cache, "-j", "1")
+    assert "unchanged belief pages kept" not in report, report
+    assert site.stat().st_ino != folder  # a new folder swapped in
+    assert tree_digest(site) == tree_digest(tmp_path / "elsewhere") == _cold(cli, source, tmp_path / "cold")
+    # What the next build trusts is what this one rendered, not what the last one had kept.
+    _build(cli, source, tmp_path / "fresh", "--cache-dir", tmp_path / "fresh-cache", "-j", "1")
+    saved, fresh = _manifest(cache), _manifest(tmp_path / "fresh-cache")
+    assert (saved["reads"], saved["files"]) == (fresh["reads"], fresh["files"])
 
 
 def _cited(nodes: dict) -> dict[str, int]:
