@@ -416,6 +416,21 @@ def test_reading_a_status_pin_or_support_records_the_belief():
     assert state(replace(ev, supporting={**ev.supporting, a: 7}), a) != before
 
 
+def test_only_a_build_with_a_cache_records_what_each_belief_read(cli, tmp_path, monkeypatch):
+    """The recording wrappers cost 5% of a page; without a cache nothing keeps the reads."""
+    from site_builder.render import belief
+
+    calls = []
+    real = belief._recording
+    monkeypatch.setattr(belief, "_recording", lambda ev, seen: calls.append(1) or real(ev, seen))
+    site = tmp_path / "site"
+    _build(cli, EXAMPLE, site, "--no-cache", "-j", "1")
+    assert not calls
+    _build(cli, EXAMPLE, site, "--cache-dir", tmp_path / "cache", "-j", "1")
+    reads = _manifest(tmp_path / "cache")["reads"]
+    assert len(calls) == len(reads) and all(reads)  # every belief read at least itself
+
+
 def test_a_claim_edit_rerenders_its_neighbours_and_links_the_rest(cli, generated, tmp_path):
     source = tmp_path / "network.json"
     shutil.copy(generated, source)

@@ -66,6 +66,8 @@ class RenderContext:
     """id -> change labels (`edited`, `IN→OUT`...) from the diff, computed once per build."""
     rows: Any = None
     """The rows of the site's own files kept by the build cache (cache.Rows), or None (rows.py)."""
+    recording: bool = False
+    """Whether each belief's files note the beliefs they read (render.belief): a build cache keeps them."""
     texts: Mapping[str, Belief] | None = None
     """The beliefs as read by one belief's files (render.belief records the lookups), or None."""
     memo: dict = field(default_factory=dict, compare=False, repr=False)
