@@ -29,8 +29,8 @@ belief, not every page); otherwise its files are kept: left in place when the bu
 the last one wrote (write.update_site; unless fewer than half of them would be:
 pipeline._swap_is_quicker), hard-linked from it otherwise (a build into
 another folder). Listings, exports and the search bundle are always rebuilt,
-the first two from the rows of the last build whose beliefs did not change, while no
-status changed (`Rows`).
+the first two from the rows of the last build whose beliefs did not change (content or
+state), nor did the beliefs the rows show or compute from (`Rows`).
 Diagrams laid out by Graphviz (drawn before the pages, outside the recorded reads) turn
 reuse off. The result is the same site a cold build writes (tests/test_scale.py). A build
 holds the folder's `lock` (`locked`) from reading the manifest to saving the next one. The
@@ -261,8 +261,6 @@ class Cache:
     """id -> the hash of its content alone (the function `texts`)."""
     texts: dict[str, str] = field(default_factory=dict)
     """id -> its content hash and evaluation `state`: a belief changed when either did."""
-    rows_salt: str = ""
-    """The salt of the site's rows (`Rows`): `salt` and every status."""
     beliefs: dict[str, tuple[list[str], frozenset[str]]] = field(default_factory=dict)
     """id -> (its files, the ids its files read), for each belief this build rendered."""
     kept: dict[str, tuple[list[str], str]] = field(default_factory=dict)
@@ -290,8 +288,6 @@ class Cache:
         statuses = digest(*states.values())
         self.salt, self.contents = salt(ctx, statuses), texts(ctx, known)
         self.texts = {i: f"{h}:{states[i]}" for i, h in self.contents.items()}
-        # A row may show other beliefs' statuses without naming them (an OUT belief's causes).
-        self.rows_salt = digest(self.salt, statuses)
         old = self.previous
         if old.get("salt") != self.salt or ctx.diagrams or not isinstance(old.get("out"), str):
             return None
@@ -416,7 +412,7 @@ def _site_files(old: dict) -> frozenset[str]:
 @dataclass(frozen=True)
 class Rows:
     """The rows of the site's own files kept in `folder`/rows/ (render/rows.py), for a build
-    of this salt and these beliefs' contents and states (`Cache.rows_salt`, `Cache.texts`)."""
+    of this salt and these beliefs' contents and states (`Cache.salt`, `Cache.texts`)."""
 
     folder: Path
     salt: str
@@ -468,9 +464,11 @@ class _RowPart:
         return {i: (c, a, b) for i, c, a, b in zip(ids, contents, starts, ends)}
 
     def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = (),
-            own: bool = True) -> str:
-        known = self._texts.get(belief_id, "")  # the salt covers which beliefs there are
-        content = (known if own else "=" if known else "") + "".join(self._texts.get(i, "-") for i in shows)
+            own: bool = True, states: Iterable[str] = ()) -> str:
+        known, texts = self._texts.get(belief_id, ""), self._texts  # the salt covers which beliefs there are
+        content = (known if own else "=" if known else "") + "".join(texts.get(i, "-") for i in shows)
+        if states:  # a text is "content hash:state" (Cache.texts)
+            content += "|" + ";".join(texts.get(i, ":-").partition(":")[2] for i in states)
         found = self._old.get(belief_id)
         if found is not None and found[0] == content and content:
             value = self._rows[found[1]:found[2]]

@@ -454,11 +454,11 @@ def _made_rows(monkeypatch) -> dict[str, set[str]]:
     made: dict[str, set[str]] = {}
     row = cache_module._RowPart.row
 
-    def counting(self, belief_id, make, shows=(), own=True):
+    def counting(self, belief_id, make, shows=(), own=True, states=()):
         def making():
             made.setdefault(self._path.stem, set()).add(belief_id)
             return make()
-        return row(self, belief_id, making, shows, own)
+        return row(self, belief_id, making, shows, own, states)
 
     monkeypatch.setattr(cache_module._RowPart, "row", counting)
     return made
@@ -492,6 +492,32 @@ def test_a_claim_edit_makes_again_only_the_listing_rows_and_records_that_show_it
     assert laid == [1]
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
     assert "A new claim &amp; &lt;b&gt;markup&lt;/b&gt;." in (site / "out" / "index.html").read_text()
+
+
+def test_a_status_flip_makes_again_only_the_rows_of_the_flipped_beliefs_and_of_those_citing_them(
+        cli, generated, tmp_path, monkeypatch):
+    """A record shows whether each of its justifications is valid, and an OUT belief's row
+    why it is OUT: both compute from the states of the beliefs it cites (rows.cited); every
+    other row shows its own belief's state only, and is kept."""
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, source, site, "--cache-dir", cache, "-j", "1")
+    before = check(source).evaluation
+    made = _made_rows(monkeypatch)
+    nodes = json.loads(source.read_text(encoding="utf-8"))["nodes"]
+    outlisted = _outlisted_premise(nodes)  # its flip turns a dependent the other way
+    _edit(source, _set(outlisted, "OUT" if nodes[outlisted].get("truth_value") == "IN" else "IN"))
+    _build(cli, source, site, "--cache-dir", cache, "-j", "1")
+    after = check(source).evaluation
+    flipped = {i for i in after.status if cache_module.state(after, i) != cache_module.state(before, i)}
+    citing = {i for i, b in after.network.beliefs.items()
+              if any(c in flipped for j in b.justifications for c in (*j.antecedents, *j.outlist))}
+    assert 1 < len(flipped) < SIZE // 10 and citing - flipped, flipped
+    out = {i for i in after.status if after.value(i) == "OUT"}
+    assert made == {"index_row": flipped, "records": flipped | citing, "premise_row": flipped & set(_premises(source)),
+                    "out_row": (flipped | citing) & out, "graph_node": flipped, "inventory": flipped, "llms": flipped}  # own state: keyed with the content
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
 
 
 def _premises(source: Path) -> list[str]:

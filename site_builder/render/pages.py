@@ -222,7 +222,9 @@ def _premise_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> lis
 
 
 def _out_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list[Markup]:
-    """OUT beliefs with why, and the beliefs that cause it (their claims are in the row too)."""
+    """OUT beliefs with why, and the beliefs that cause it (their claims are in the row too).
+    A row names its causes in `shows`: any flip among the beliefs it cites that could change
+    it changes the causes or a cause's state (an antecedent IN or OUT, an outlist member...)."""
     def values(belief: Belief, reason: str, causes: tuple[str, ...]) -> dict[str, Any]:
         return {**ref(ctx, belief.id, here), "reason": reason, "kind": kind_of(belief),
                 "causes": refs(ctx, causes, here)}

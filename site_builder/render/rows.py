@@ -4,27 +4,32 @@ After a claim edit, the index and `beliefs.json` differ from the last build's by
 each, yet rendering all of them took most of an incremental build's worker time. An emitter
 takes its part's memo (`memo(ctx, "index_row")`), asks it for each belief's row (`row(id, make)`)
 and says when it is `done`. With a build cache (cache.Rows), a row is taken from the last
-build when the content of its belief, and of the other beliefs it shows, is the one it was
-made from; the rows' salt covers everything else a row may show (every status, structure,
-visibility, configuration, templates, code: cache.Cache.rows_salt), so a changed salt keeps
-no row.
+build when the content and state (status, pin, support: cache.state) of its belief, and of
+the other beliefs it shows (`shows`) and the states it computes from (`states`), are the
+ones it was made from; the
+cache's salt covers everything else a row may show (structure, depth and traces, visibility,
+configuration, templates, code: cache.salt), so a changed salt keeps no row. A row that
+reads another belief's status must name it in `states`: a flip keeps every other row.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Iterable, Protocol
 
+from ..model import Belief
 from . import RenderContext
 
-__all__ = ["Memo", "memo"]
+__all__ = ["Memo", "cited", "memo"]
 
 
 class Memo(Protocol):
     def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = (),
-            own: bool = True) -> str:
+            own: bool = True, states: Iterable[str] = ()) -> str:
         """The belief's row: kept from the last build, or made now; `shows`: the other beliefs
-        whose content the row shows (an OUT belief's causes, with their claims); `own=False`:
-        the row shows nothing of the belief's content (its place in the explorer)."""
+        whose content the row shows (an OUT belief's causes, with their claims); `states`:
+        those whose state alone it computes from (`cited`: a justification's validity);
+        `own=False`: the row shows nothing of the belief's
+        content or state (its place in the explorer)."""
 
     def done(self) -> None:
         """Every row of the part was asked for: keep them for the next build."""
@@ -34,11 +39,17 @@ class _Fresh:
     """No cache: every row is made."""
 
     def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = (),
-            own: bool = True) -> str:
+            own: bool = True, states: Iterable[str] = ()) -> str:
         return make()
 
     def done(self) -> None:
         pass
+
+
+def cited(belief: Belief) -> tuple[str, ...]:
+    """The beliefs its justifications cite: their states decide its explanation (an OUT
+    belief's causes) and which of its justifications are valid."""
+    return tuple(dict.fromkeys(i for j in belief.justifications for i in (*j.antecedents, *j.outlist)))
 
 
 def memo(ctx: RenderContext, part: str) -> Memo:

@@ -24,7 +24,7 @@ from ... import urls
 from ...evaluate.queries import Step
 from ...model import Belief
 from .. import OutputFile, RenderContext
-from ..rows import memo
+from ..rows import cited, memo
 from .records import GENERATOR, SCHEMA_VERSION, belief_record, compact, counts, published
 
 SCHEMA_FILE = "beliefs.schema.json"
@@ -82,7 +82,7 @@ def _beliefs_json(ctx: RenderContext) -> bytes:
     """`dumps` of the whole file, with each record encoded on its own (kept by the build cache:
     render/rows.py) and put where the encoder would put it: `"beliefs"` is the last key."""
     kept = memo(ctx, "records")
-    records = [kept.row(b.id, lambda b=b: compact(belief_record(ctx, b))) for b in ctx.shown()]
+    records = [kept.row(b.id, lambda b=b: compact(belief_record(ctx, b)), states=cited(b)) for b in ctx.shown()]
     kept.done()
     head = compact({"schema_version": SCHEMA_VERSION, "generator": GENERATOR,
                      "site_name": ctx.config.site_name, "counts": counts(ctx), "beliefs": []})
