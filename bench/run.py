@@ -27,7 +27,8 @@ Inputs: seeded generated networks of each size (bench/generate.py), the shared r
            premise (the fewest direct dependents from QUIET up), and one after also retracting
            the premise with the most dependents (truth_value OUT). Their notes give the cold /
            incremental ratio (target: at least 10x) and the belief pages kept (from the build's
-           last line). The busy retraction keeps few pages, so it is also compared with a cold
+           last line). The busy retraction keeps few pages (under 70%: the kept files are linked
+           into a new folder swapped in, pipeline._swap_is_quicker), so it is also compared with a cold
            build of the retracted network into the same site (which replaces the old tree as
            well; the first cold build wrote into an empty folder). The search re-index is measured apart:
            a base build with search and its own cache, then the claim edit with search; that

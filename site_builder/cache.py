@@ -26,9 +26,9 @@ never stops a build with a traceback.
 With an equal salt, a belief is rendered again only when a belief it read changed its
 content or state (a status flip renders the pages that show or compute from a flipped
 belief, not every page); otherwise its files are kept: left in place when the build writes into the folder
-the last one wrote (write.update_site; unless fewer than half of them would be:
-pipeline._swap_is_quicker), hard-linked from it otherwise (a build into
-another folder). Listings, exports and the search bundle are always rebuilt,
+the last one wrote (write.update_site), hard-linked from it into a new folder otherwise (a
+build into another folder, or a CLI build that keeps under 70% of the pages:
+pipeline._swap_is_quicker). Listings, exports and the search bundle are always rebuilt,
 the first two from the rows of the last build whose beliefs did not change (content or
 state), nor did the beliefs the rows show or compute from (`Rows`).
 Diagrams laid out by Graphviz (drawn before the pages, outside the recorded reads) turn

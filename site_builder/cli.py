@@ -92,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
                 "build leaves the previous site untouched: a cold build swaps the new site in; an\n"
                 "incremental one (the default, when the cache allows) renders only the pages that\n"
                 "show a changed belief and then renames them into DIR, keeping the others (or, when\n"
-                "fewer than half would be kept, renders all of them and swaps them in).\n"
+                "it keeps under 70% of the pages, hard-links them into the new folder and swaps\n"
+                "that in; files the last build did not write then go, as after a cold build).\n"
                 "Settings come from mkdocs.yml.")
     source_args(p)
     p.add_argument("-o", "--output", metavar="DIR", default=None, help="output folder (default: site/)")

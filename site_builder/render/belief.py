@@ -1,10 +1,11 @@
 """Every file of one belief (page, index.json, badges): the unit of parallel and incremental builds.
 
 `belief_outputs` renders them with the belief's panels and diagram computed here, for this
-belief only (a build never holds every diagram), and records which beliefs the files read
-(`Outputs.reads`): whose content, status, pin or supporting justification they show or
-computed from (an impact panel re-evaluates dependents it may not list). An incremental
-build re-renders the belief when one of them changed any of those (cache.py).
+belief only (a build never holds every diagram), and, in a build with a cache
+(`RenderContext.recording`), records which beliefs the files read (`Outputs.reads`): whose
+content, status, pin or supporting justification they show or computed from (an impact
+panel re-evaluates dependents it may not list). An incremental build re-renders the belief
+when one of them changed any of those (cache.py).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ __all__ = ["Outputs", "belief_outputs"]
 
 @dataclass(frozen=True, slots=True)
 class Outputs:
-    """The files of one belief and the ids of the beliefs whose content they show."""
+    """The files of one belief and the ids of the beliefs whose content or state they read
+    (the belief's own id alone when the build does not record: `RenderContext.recording`)."""
 
     belief_id: str
     files: tuple[OutputFile, ...]

@@ -9,7 +9,7 @@ the other beliefs it shows (`shows`) and the states it computes from (`states`),
 ones it was made from; the
 cache's salt covers everything else a row may show (structure, depth and traces, visibility,
 configuration, templates, code: cache.salt), so a changed salt keeps no row. A row that
-reads another belief's status must name it in `states`: a flip keeps every other row.
+reads another belief's status must name it in `shows` or `states`: a flip keeps every other row.
 """
 
 from __future__ import annotations
