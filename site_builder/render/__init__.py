@@ -66,8 +66,6 @@ class RenderContext:
     """id -> change labels (`edited`, `IN→OUT`...) from the diff, computed once per build."""
     rows: Any = None
     """The rows of the site's own files kept by the build cache (cache.Rows), or None (rows.py)."""
-    recording: bool = False
-    """Whether each belief's files note the beliefs they read (render.belief): a build cache keeps them."""
     texts: Mapping[str, Belief] | None = None
     """The beliefs as read by one belief's files (render.belief records the lookups), or None."""
     memo: dict = field(default_factory=dict, compare=False, repr=False)
@@ -77,6 +75,12 @@ class RenderContext:
     def beliefs(self) -> Mapping[str, Belief]:
         """Every belief of the network (visible or not: statuses use them all)."""
         return self.evaluation.network.beliefs if self.texts is None else self.texts
+
+    @property
+    def recording(self) -> bool:
+        """Whether each belief's files note the beliefs they read (render.belief): only a
+        build with a cache, which also keeps the rows (`rows`), keeps the reads."""
+        return self.rows is not None
 
     def is_visible(self, belief_id: str) -> bool:
         """True when the id may be shown, linked or counted."""

@@ -6,10 +6,10 @@ takes its part's memo (`memo(ctx, "index_row")`), asks it for each belief's row 
 and says when it is `done`. With a build cache (cache.Rows), a row is taken from the last
 build when the content and state (status, pin, support: cache.state) of its belief, and of
 the other beliefs it shows (`shows`) and the states it computes from (`states`), are the
-ones it was made from; the
-cache's salt covers everything else a row may show (structure, depth and traces, visibility,
-configuration, templates, code: cache.salt), so a changed salt keeps no row. A row that
-reads another belief's status must name it in `shows` or `states`: a flip keeps every other row.
+ones it was made from; the cache's salt covers everything else a row may show (structure,
+depth and traces, visibility, configuration, templates, code: cache.salt), so a changed
+salt keeps no row. A row that reads another belief's status must name it in `shows` or
+`states`: a flip keeps every other row.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ class Memo(Protocol):
         """The belief's row: kept from the last build, or made now; `shows`: the other beliefs
         whose content the row shows (an OUT belief's causes, with their claims); `states`:
         those whose state alone it computes from (`cited`: a justification's validity);
-        `own=False`: the row shows nothing of the belief's
-        content or state (its place in the explorer)."""
+        `own=False`: the row shows nothing of the belief's content or state (its place in
+        the explorer)."""
 
     def done(self) -> None:
         """Every row of the part was asked for: keep them for the next build."""
