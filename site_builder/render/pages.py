@@ -50,14 +50,16 @@ class _Environment(jinja2.Environment):
 def environment(ctx: RenderContext) -> jinja2.Environment:
     """One autoescaping environment per build; a user folder overrides single templates.
     Templates are read once per build: Jinja's default `auto_reload` stats the file at every
-    page (2% of a belief page's time), and a changed template means a new build anyway."""
+    page (2% of a belief page's time), and a changed template means a new build anyway.
+    With a build cache, compiled templates are kept in it (cache.Rows.compiled_templates)."""
     folders = [str(templates_dir())]
     if ctx.config.templates:
         base = Path(ctx.config.config_path).parent if ctx.config.config_path else Path(".")
         folders.insert(0, str(base / ctx.config.templates))
     return _Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
                         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                        keep_trailing_newline=True, auto_reload=False)
+                        keep_trailing_newline=True, auto_reload=False,
+                        bytecode_cache=ctx.rows.compiled_templates() if ctx.rows is not None else None)
 
 
 def _root(path: str) -> str:
