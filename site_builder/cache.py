@@ -44,6 +44,7 @@ import errno
 import hashlib
 import io
 import json
+import marshal
 import os
 import re
 import sys
@@ -161,7 +162,7 @@ def salt(ctx: RenderContext, statuses: str) -> str:
     return digest(code_digest(), folder_digest(templates), everywhere,
                   repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
                   repr(sorted(ctx.marks.items())), repr(ctx.diff is not None),
-                  repr(structure), repr(network.nogoods), repr(network.meta), repr(network.repos))
+                  _fingerprint(structure), repr(network.nogoods), repr(network.meta), repr(network.repos))
 
 
 def state(ev: Evaluation, belief_id: str) -> str:
@@ -222,9 +223,19 @@ def texts(ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = N
     network.json node read as before keeps it: parse.network_json.NodesRead)."""
     beliefs = ctx.evaluation.network.beliefs
     if not known:
-        return {i: digest(repr(_compared(b))) for i, b in beliefs.items()}
-    return {i: found[1] if (found := known.get(i)) is not None and found[0] is b else digest(repr(_compared(b)))
+        return {i: digest(_fingerprint(_compared(b))) for i, b in beliefs.items()}
+    return {i: found[1] if (found := known.get(i)) is not None and found[0] is b else digest(_fingerprint(_compared(b)))
             for i, b in beliefs.items()}
+
+
+def _fingerprint(value: object) -> bytes:
+    """Bytes that tell one content from another: marshal's version 0, which writes no
+    back-references and no interning flags, so equal values give equal bytes (10,000
+    beliefs in 0.03 s, repr took 0.05), else repr (a YAML date in metadata)."""
+    try:
+        return b"m" + marshal.dumps(value, 0)
+    except ValueError:
+        return b"r" + repr(value).encode("utf-8", "surrogatepass")
 
 
 _READS = re.compile(r"(?:0|[1-9][0-9]*)(?: (?:0|[1-9][0-9]*))*")

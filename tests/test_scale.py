@@ -237,6 +237,29 @@ def test_every_content_field_changes_a_beliefs_digest_and_no_location_does():
     assert digest_of(replace(belief, justifications=(just, just))) != base
 
 
+
+def test_content_fingerprints_are_equal_for_equal_values_only():
+    """Content hashes come from marshal's bytes (cache._fingerprint): equal values built apart,
+    one string interned and one not, must give the same bytes, or every build would make
+    again the pages of beliefs that did not change; values == cannot tell apart must differ."""
+    import datetime
+
+    fingerprint = cache_module._fingerprint
+    value = {"k": [sys.intern("claim"), 1, True, 1.0, -0.0, None, ("t",)], "é": {"n": "ü\ud800"}}
+    built_apart = {"k": ["".join(["cla", "im"]), 1, True, 1.0, -0.0, None, ("t",)], "é": {"n": "ü\ud800"}}
+    assert fingerprint(value) == fingerprint(built_apart)
+    shared = "shared value"
+    assert fingerprint((shared, shared)) == fingerprint((shared, "".join(["shared ", "value"])))
+    for other in ({"k": ["claim", True, True, 1.0, -0.0, None, ("t",)], "é": {"n": "ü\ud800"}},
+                  {"k": ["claim", 1, True, 1, -0.0, None, ("t",)], "é": {"n": "ü\ud800"}},
+                  {"k": ["claim", 1, True, 1.0, 0.0, None, ("t",)], "é": {"n": "ü\ud800"}},
+                  {"k": ["claim", 1, True, 1.0, -0.0, None, ["t"]], "é": {"n": "ü\ud800"}},
+                  {"é": {"n": "ü\ud800"}, "k": ["claim", 1, True, 1.0, -0.0, None, ("t",)]}):
+        assert fingerprint(other) != fingerprint(value), other
+    dated = {"when": datetime.date(2026, 12, 4)}  # YAML dates: marshal cannot write them
+    assert fingerprint(dated) == fingerprint({"when": datetime.date(2026, 12, 4)})
+    assert fingerprint(dated) != fingerprint({"when": datetime.date(2026, 12, 5)})
+
 @pytest.mark.parametrize("edit", list(EDITS))
 def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, generated, tmp_path, edit,
                                                                        monkeypatch):
