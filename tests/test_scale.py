@@ -27,6 +27,7 @@ from site_builder.evaluate.queries import explain_step
 from site_builder.pipeline import check
 from site_builder.progress import Progress, Stages
 from site_builder.render import OutputFile, parallel
+from site_builder.render import pages as pages_module, rows as rows_module
 
 from .conftest import EXAMPLE, ROOT
 from .test_build import tree_digest
@@ -523,14 +524,23 @@ def test_a_claim_edit_makes_again_only_the_listing_rows_and_records_that_show_it
         "index_row": SIZE, "records": SIZE, "premise_row": len(_premises(source)), "out_row": len(_causes(source)),
         "graph_node": SIZE, "graph_position": SIZE, "inventory": SIZE, "llms": SIZE}
     assert laid == [1]
-    # The edited belief is the cause of some OUT belief: those rows show its claim.
+    # The edited belief is the cause of some OUT belief: those rows show its claim; the rows of
+    # OUT beliefs citing it are made again (its state may change their causes), and only they
+    # work out an explanation.
     edited = sorted({c for causes in _causes(source).values() for c in causes} & set(_premises(source)))[0]
     showing = {i for i, causes in _causes(source).items() if edited in causes or i == edited}
+    beliefs = check(source).evaluation.network.beliefs
+    citing = {i for i in _causes(source) if i == edited or edited in rows_module.cited(beliefs[i])}
+    assert showing and showing <= citing
+    explained = []
+    monkeypatch.setattr(pages_module, "explain_step", lambda ev, i, real=pages_module.explain_step:
+                        explained.append(i) or real(ev, i))
     made.clear()
     _edit(source, lambda nodes: nodes[edited].update(text="A new claim & <b>markup</b>."))
     _build(cli, source, site, "--cache-dir", cache, "-j", "1")
-    assert made == {"index_row": {edited}, "records": {edited}, "premise_row": {edited}, "out_row": showing,
+    assert made == {"index_row": {edited}, "records": {edited}, "premise_row": {edited}, "out_row": citing,
                     "graph_node": {edited}, "inventory": {edited}, "llms": {edited}}
+    assert sorted(explained) == sorted(citing)
     assert laid == [1]
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
     assert "A new claim &amp; &lt;b&gt;markup&lt;/b&gt;." in (site / "out" / "index.html").read_text()

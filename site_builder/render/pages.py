@@ -23,7 +23,7 @@ from . import OutputFile, RenderContext
 from .graph import GRAPH_PAGE, page_values as graph_page_values
 from .search import enabled as search_enabled
 from .markup import short
-from .rows import memo
+from .rows import cited, memo
 from .views import belief_page, ref, refs
 
 
@@ -225,18 +225,17 @@ def _premise_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> lis
 
 def _out_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> list[Markup]:
     """OUT beliefs with why, and the beliefs that cause it (their claims are in the row too).
-    A row names its causes in `shows`: any flip among the beliefs it cites that could change
-    it changes the causes or a cause's state (an antecedent IN or OUT, an outlist member...)."""
-    def values(belief: Belief, reason: str, causes: tuple[str, ...]) -> dict[str, Any]:
-        return {**ref(ctx, belief.id, here), "reason": reason, "kind": kind_of(belief),
+    A row names the beliefs its justifications cite in `shows`: their states decide its
+    reason and causes, which are among them; so a kept row needs no explanation worked out."""
+    ev = ctx.evaluation
+
+    def values(belief: Belief) -> dict[str, Any]:
+        step, causes = explain_step(ev, belief.id)
+        return {**ref(ctx, belief.id, here), "reason": step.reason, "kind": kind_of(belief),
                 "causes": refs(ctx, causes, here)}
 
-    found = []
-    for belief in ctx.shown():
-        if ctx.evaluation.value(belief.id) == OUT:
-            step, causes = explain_step(ctx.evaluation, belief.id)
-            found.append((belief.id, partial(values, belief, step.reason, causes), causes))
-    return _rows(ctx, env, "out_row", found)
+    return _rows(ctx, env, "out_row",
+                 ((b.id, partial(values, b), cited(b)) for b in ctx.shown() if ev.value(b.id) == OUT))
 
 
 def _rows(ctx: RenderContext, env: jinja2.Environment, macro: str,

@@ -49,7 +49,13 @@ class _Fresh:
 def cited(belief: Belief) -> tuple[str, ...]:
     """The beliefs its justifications cite: their states decide its explanation (an OUT
     belief's causes) and which of its justifications are valid."""
-    return tuple(dict.fromkeys(i for j in belief.justifications for i in (*j.antecedents, *j.outlist)))
+    justifications = belief.justifications
+    if not justifications:  # a premise: most beliefs
+        return ()
+    if len(justifications) == 1:
+        ids = (*justifications[0].antecedents, *justifications[0].outlist)
+        return ids if len(set(ids)) == len(ids) else tuple(dict.fromkeys(ids))
+    return tuple(dict.fromkeys(i for j in justifications for i in (*j.antecedents, *j.outlist)))
 
 
 def memo(ctx: RenderContext, part: str) -> Memo:
