@@ -34,8 +34,9 @@ state), nor did the beliefs the rows show or compute from (`Rows`).
 Diagrams laid out by Graphviz (drawn before the pages, outside the recorded reads) turn
 reuse off. The result is the same site a cold build writes (tests/test_scale.py). A build
 holds the folder's `lock` (`locked`) from reading the manifest to saving the next one. The
-folder also holds the last search bundle (SEARCH_BUNDLE) and the parsed documents
-(documents_cache.py) and the rows of the listings and exports (`Rows`).
+folder also holds the last search bundle (SEARCH_BUNDLE), the parsed documents
+(documents_cache.py), the rows of the listings and exports (`Rows`) and the compiled
+templates (`Rows.compiled_templates`).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ from .model import Belief, Justification
 from .render import OutputFile, RenderContext
 from .render.belief import Outputs
 from .render.pages import templates_dir
-from .write import MARKER, replace_file, safe_relative
+from .write import MARKER, remove_tree, replace_file, safe_relative
 
 __all__ = ["Cache", "Reuse", "Rows", "DEFAULT_FOLDER", "MANIFEST", "ROWS", "SEARCH_BUNDLE", "cache_folder",
            "code_digest", "digest", "folder_digest", "locked"]
@@ -146,9 +147,9 @@ def folder_digest(folders: Iterable[Path]) -> str:
     return h.hexdigest()
 
 
-def salt(ctx: RenderContext, statuses: str) -> str:
+def salt(ctx: RenderContext, statuses: str, code: str) -> str:
     """What every page may depend on (see the module docstring); `statuses`: a hash of every
-    belief's `state`, in the salt only with a templates folder."""
+    belief's `state`, in the salt only with a templates folder; `code`: `code_digest()`."""
     config, ev = ctx.config, ctx.evaluation
     templates = [templates_dir()]
     if config.templates:
@@ -159,7 +160,7 @@ def salt(ctx: RenderContext, statuses: str) -> str:
     # The default theme shows the site's IN/OUT counts on its own pages only; a templates
     # folder may show them on every page (render.pages.belief_page_counts).
     everywhere = statuses if config.templates else ""
-    return digest(code_digest(), folder_digest(templates), everywhere,
+    return digest(code, folder_digest(templates), everywhere,
                   repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
                   repr(sorted(ctx.marks.items())), repr(ctx.diff is not None),
                   _fingerprint(structure), repr(network.nogoods), repr(network.meta), repr(network.repos))
@@ -231,7 +232,8 @@ def texts(ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = N
 def _fingerprint(value: object) -> bytes:
     """Bytes that tell one content from another: marshal's version 0, which writes no
     back-references and no interning flags, so equal values give equal bytes (10,000
-    beliefs in 0.03 s, repr took 0.05), else repr (a YAML date in metadata)."""
+    beliefs in 0.03 s, repr took 0.05), else repr (what marshal cannot write: a date from
+    an explicit `!!timestamp` in front matter, a str subclass)."""
     try:
         return b"m" + marshal.dumps(value, 0)
     except ValueError:
@@ -273,6 +275,8 @@ class Cache:
     folder: Path
     previous: dict = field(default_factory=dict)
     salt: str = ""
+    code: str = ""
+    """`code_digest()`: the compiled templates are kept for this code only."""
     contents: dict[str, str] = field(default_factory=dict)
     """id -> the hash of its content alone (the function `texts`)."""
     texts: dict[str, str] = field(default_factory=dict)
@@ -302,7 +306,8 @@ class Cache:
         ev = ctx.evaluation
         states = {i: state(ev, i) for i in ev.network.beliefs}
         statuses = digest(*states.values())
-        self.salt, self.contents = salt(ctx, statuses), texts(ctx, known)
+        self.code = code_digest()
+        self.salt, self.contents = salt(ctx, statuses, self.code), texts(ctx, known)
         self.texts = {i: f"{h}:{states[i]}" for i, h in self.contents.items()}
         old = self.previous
         if old.get("salt") != self.salt or ctx.diagrams or not isinstance(old.get("out"), str):
@@ -433,26 +438,41 @@ class Rows:
     folder: Path
     salt: str
     texts: dict[str, str]
+    code: str = ""
+    """`code_digest()` (Cache.code)."""
 
     def part(self, name: str) -> "_RowPart":
         return _RowPart(self.folder / ROWS / f"{name}.rows", self.salt, self.texts)
 
     def compiled_templates(self) -> jinja2.BytecodeCache | None:
-        """Where Jinja keeps the templates it compiled (keyed on each template's source and
-        Python's version): every worker compiled them again, 35 ms of a 10k claim edit.
-        None when the folder cannot be made."""
+        """Where Jinja keeps the templates it compiled: every worker compiled them again, 35 ms
+        of a 10k claim edit. Jinja checks each template's source and Python's version, not
+        its own version nor the environment's options (ours: code), so the folder is one per
+        `code`, and another code's is removed. None when the folder cannot be made."""
+        root = self.folder / TEMPLATES
+        here = root / (self.code[:32] or "any")
         try:
-            (self.folder / TEMPLATES).mkdir(parents=True, exist_ok=True)
+            if not here.is_dir():
+                remove_tree(root)  # compiled for other code: never read again
+                here.mkdir(parents=True, exist_ok=True)
         except OSError:
             return None
-        return _CompiledTemplates(str(self.folder / TEMPLATES))
+        return _CompiledTemplates(str(here))
 
 
 class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """A damaged or unwritable file costs a compile, never the build."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # Jinja catches marshal's errors only; a cut file fails in pickle
+            bucket.reset()
+
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:
             super().dump_bytecode(bucket)  # a temporary file renamed in: workers may race
-        except OSError:  # a full disk, say: the cache only saves time
+        except OSError:  # a full disk, say
             pass
 
 

@@ -272,7 +272,7 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
             if memory is not None:
                 beliefs = ctx.evaluation.network.beliefs
                 memory.texts = {i: (beliefs[i], text) for i, text in store.contents.items()}
-        ctx = replace(ctx, rows=Rows(store.folder, store.salt, store.texts))
+        ctx = replace(ctx, rows=Rows(store.folder, store.salt, store.texts, store.code))
     pages = None
     if published is not None:
         def pages(files: int) -> None:

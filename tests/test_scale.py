@@ -238,7 +238,6 @@ def test_every_content_field_changes_a_beliefs_digest_and_no_location_does():
     assert digest_of(replace(belief, justifications=(just, just))) != base
 
 
-
 def test_content_fingerprints_are_equal_for_equal_values_only():
     """Content hashes come from marshal's bytes (cache._fingerprint): equal values built apart,
     one string interned and one not, must give the same bytes, or every build would make
@@ -260,6 +259,7 @@ def test_content_fingerprints_are_equal_for_equal_values_only():
     dated = {"when": datetime.date(2026, 12, 4)}  # YAML dates: marshal cannot write them
     assert fingerprint(dated) == fingerprint({"when": datetime.date(2026, 12, 4)})
     assert fingerprint(dated) != fingerprint({"when": datetime.date(2026, 12, 5)})
+
 
 @pytest.mark.parametrize("edit", list(EDITS))
 def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, generated, tmp_path, edit,
@@ -473,6 +473,29 @@ def test_a_build_with_a_cache_compiles_no_template_the_last_one_compiled(cli, tm
     assert not compiled and tree_digest(tmp_path / "again") == first
     _build(cli, EXAMPLE, tmp_path / "cold", "--no-cache", "-j", "1")
     assert compiled  # without a cache every template is compiled
+
+
+def test_compiled_templates_serve_one_code_and_a_damaged_one_is_compiled_again(cli, tmp_path, monkeypatch):
+    """Jinja checks a compiled template's source, not its own version nor the environment's
+    options: the folder is the code's (cache.code_digest). A cut file costs a compile."""
+    import jinja2
+
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, EXAMPLE, site, "--cache-dir", cache, "-j", "1")
+    first = tree_digest(site)
+    (kept,) = (cache / "templates").iterdir()
+    for compiled_file in kept.iterdir():
+        compiled_file.write_bytes(compiled_file.read_bytes()[:40])  # the magic, then a cut pickle
+    compiled = []
+    real = jinja2.Environment.compile
+    monkeypatch.setattr(jinja2.Environment, "compile", lambda self, *a, **k: compiled.append(a) or real(self, *a, **k))
+    _build(cli, EXAMPLE, tmp_path / "again", "--cache-dir", cache, "-j", "1")
+    assert compiled and tree_digest(tmp_path / "again") == first
+    compiled.clear()
+    monkeypatch.setattr(cache_module, "code_digest", lambda: "another version of belief-site")
+    _build(cli, EXAMPLE, tmp_path / "upgraded", "--cache-dir", cache, "-j", "1")
+    assert compiled and [f.name for f in (cache / "templates").iterdir()] != [kept.name]
+    assert len(list((cache / "templates").iterdir())) == 1  # the other code's folder is gone
 
 def test_a_claim_edit_rerenders_its_neighbours_and_links_the_rest(cli, generated, tmp_path):
     source = tmp_path / "network.json"

@@ -159,14 +159,15 @@ def test_a_build_reads_each_template_once(tmp_path, monkeypatch):
     (tmp_path / "theme").mkdir()
     (tmp_path / "theme" / "note.html").write_text("first")
     config = SimpleNamespace(templates="theme", config_path=str(tmp_path / "mkdocs.yml"))
-    env = environment(SimpleNamespace(config=config))
+    env = environment(SimpleNamespace(config=config, rows=None))
     assert env.get_template("note.html").render() == "first"
     stats = []
     real = os.path.getmtime
     monkeypatch.setattr(os.path, "getmtime", lambda path: stats.append(path) or real(path))
     (tmp_path / "theme" / "note.html").write_text("second")
     assert env.get_template("note.html").render() == "first" and stats == []
-    assert environment(SimpleNamespace(config=config)).get_template("note.html").render() == "second"
+    assert environment(SimpleNamespace(config=config, rows=None)).get_template("note.html").render() == "second"
+
 
 def test_edit_links_follow_repo_url_and_edit_uri(cli, tmp_path):
     config = tmp_path / "mkdocs.yml"

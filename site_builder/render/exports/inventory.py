@@ -41,7 +41,7 @@ def inventory(ctx: RenderContext) -> bytes:
     lines = "".join(kept.row(b.id, lambda b=b: f"{b.id} std:label -1 {page_url(ctx, b.id)} {dispname(b.text)}\n")
                     for b in ctx.shown())
     kept.done()
-    return header.encode("utf-8") + zlib.compress(lines.encode("utf-8"))  # level 6: smaller than 9 here, in 2/3 of the time
+    return header.encode("utf-8") + zlib.compress(lines.encode("utf-8"), 6)  # 9 took half as long again, for no smaller file
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
