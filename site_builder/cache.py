@@ -51,6 +51,7 @@ import re
 import sys
 import zipfile
 from contextlib import contextmanager
+from functools import partial
 from importlib import metadata
 from itertools import accumulate
 from operator import attrgetter
@@ -478,10 +479,10 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
 class _RowPart:
     """One part's rows in `<part>.rows`: a line of JSON, {"format", "salt", "ids",
-    "contents": [content hash and state per id], "ends": [where each row ends]}, then the rows one
-    after another as UTF-8 (a lone surrogate of a bad claim kept as is). Rows as JSON strings
-    took 0.2 s of a 10k claim edit's worker time to decode: their HTML is dense in quotes and
-    non-ASCII text. A file of another salt, or damaged, keeps nothing.
+    "contents": [content hash and state per id], "ends": [where each row ends], "sep"}, then
+    the rows as UTF-8, `sep` between them (a lone surrogate of a bad claim kept as is). Rows
+    as JSON strings took 0.2 s of a 10k claim edit's worker time to decode: their HTML is
+    dense in quotes and non-ASCII text. A file of another salt, or damaged, keeps nothing.
 
     The rows are written back only when more than one in REWRITE_SHARE was made: after a
     claim edit, encoding every row again cost more than making the one that changed, which
@@ -491,55 +492,99 @@ class _RowPart:
 
     def __init__(self, path: Path, salt: str, texts: dict[str, str]) -> None:
         self._path, self._salt, self._texts = path, salt, texts
+        self._ids: list[str] = []
+        self._contents: list[str] = []
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._sep = ""
         self._old = self._load()
         self._new: dict[str, tuple[str, str]] = {}
         self._made = 0
+        self._spliced = False
+        self._new_sep = ""
 
     def _load(self) -> dict[str, tuple[str, int, int]]:
-        """id -> (content hash, start, end) in `self._rows`."""
+        """id -> (content hash, start, end) in `self._rows` (and the same as lists, in order)."""
         self._rows = ""
         try:
             head, _, blob = self._path.read_bytes().partition(b"\n")
             data = json.loads(head)
             if not (type(data) is dict and data.get("format") == FORMAT and data.get("salt") == self._salt):
                 return {}
-            ids, contents, ends = data["ids"], data["contents"], data["ends"]
+            ids, contents, ends, sep = data["ids"], data["contents"], data["ends"], data["sep"]
             rows = blob.decode("utf-8", "surrogatepass")
         except (OSError, ValueError, RecursionError, KeyError, TypeError):
             return {}
-        if not (type(ids) is list and type(contents) is list and type(ends) is list
+        if not (type(ids) is list and type(contents) is list and type(ends) is list and type(sep) is str
                 and len(ids) == len(contents) == len(ends) and all(type(i) is str for i in ids)
                 and all(type(c) is str for c in contents) and all(type(e) is int for e in ends)):
             return {}
-        starts = [0, *ends[:-1]]
+        starts = [0, *(end + len(sep) for end in ends[:-1])]
         if not all(0 <= a <= b for a, b in zip(starts, ends)) or (ends and ends[-1] != len(rows)):
             return {}
-        self._rows = rows
+        self._rows, self._ids, self._contents, self._starts, self._ends, self._sep = \
+            rows, ids, contents, starts, ends, sep
         return {i: (c, a, b) for i, c, a, b in zip(ids, contents, starts, ends)}
 
-    def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = (),
-            own: bool = True, states: Iterable[str] = ()) -> str:
-        known, texts = self._texts.get(belief_id, ""), self._texts  # the salt covers which beliefs there are
-        content = (known if own else "=" if known else "") + "".join(texts.get(i, "-") for i in shows)
+    def _key(self, belief_id: str, shows: Iterable[str] = (), own: bool = True, states: Iterable[str] = ()) -> str:
+        """What a row is kept for (`Memo.row`): the texts of its belief, of those it shows, and
+        the states of those it computes from."""
+        texts = self._texts
+        known = texts.get(belief_id, "")  # the salt covers which beliefs there are
+        content = known if own else "=" if known else ""
+        if shows:
+            content += "".join([texts.get(i, "-") for i in shows])
         if states:  # a text is "content hash:state" (Cache.texts)
-            content += "|" + ";".join(texts.get(i, ":-").partition(":")[2] for i in states)
+            content += "|" + ";".join([texts.get(i, ":-").partition(":")[2] for i in states])
+        return content
+
+    def _made_now(self, belief_id: str, make: Callable[[], str]) -> str:
+        self._made += 1
+        return make()
+
+    def _take(self, belief_id: str, content: str, make: Callable[[], str]) -> str:
         found = self._old.get(belief_id)
         if found is not None and found[0] == content and content:
             value = self._rows[found[1]:found[2]]
         else:
-            value, self._made = make(), self._made + 1
+            value = self._made_now(belief_id, make)
         self._new[belief_id] = (content, value)
         return value
 
+    def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = (),
+            own: bool = True, states: Iterable[str] = ()) -> str:
+        return self._take(belief_id, self._key(belief_id, shows, own, states), make)
+
+    def joined(self, belief_ids: list[str], make: Callable[[int], str], sep: str,
+               states: list[tuple[str, ...]] | None = None) -> str:
+        # The same beliefs in the same order, and few rows to make: the last build's text,
+        # cut where those go (a 10k claim edit: no Python step per kept row).
+        self._new_sep = sep
+        keys = [self._key(i, (), True, s) for i, s in zip(belief_ids, states)] if states is not None \
+            else [self._texts.get(i, "") for i in belief_ids]
+        if self._old and sep == self._sep and belief_ids == self._ids:
+            changed = [k for k, (key, was) in enumerate(zip(keys, self._contents)) if key != was or not key]
+            if len(changed) * self.REWRITE_SHARE <= len(keys):
+                pieces, at = [], 0
+                for k in changed:
+                    pieces += (self._rows[at:self._starts[k]], self._made_now(belief_ids[k], partial(make, k)))
+                    at = self._ends[k]
+                pieces.append(self._rows[at:])
+                self._spliced = True
+                return "".join(pieces)
+        return sep.join([self._take(i, key, partial(make, k)) for k, (i, key) in enumerate(zip(belief_ids, keys))])
+
     def done(self) -> None:
-        if not self._made or self._old and self._made * self.REWRITE_SHARE <= len(self._new):
+        sep = self._new_sep
+        if self._spliced or not self._made or self._old and self._made * self.REWRITE_SHARE <= len(self._new):
             return
         rows = [value for _, value in self._new.values()]
+        ends = [end + k * len(sep) for k, end in enumerate(accumulate(map(len, rows)))]
         head = json.dumps({"format": FORMAT, "salt": self._salt, "ids": list(self._new),
                            "contents": [content for content, _ in self._new.values()],
-                           "ends": list(accumulate(map(len, rows)))}, separators=(",", ":"))
+                           "ends": ends, "sep": sep}, separators=(",", ":"))
         try:
-            replace_file(self._path, head.encode("utf-8") + b"\n" + "".join(rows).encode("utf-8", "surrogatepass"))
+            replace_file(self._path, head.encode("utf-8") + b"\n" + sep.join(rows).encode("utf-8", "surrogatepass"))
             self._path.with_suffix(".json").unlink(missing_ok=True)  # the same rows as kept before format 2
         except OSError:
             pass  # the rows only save time; the next build makes them again

@@ -518,15 +518,13 @@ def test_a_claim_edit_rerenders_its_neighbours_and_links_the_rest(cli, generated
 def _made_rows(monkeypatch) -> dict[str, set[str]]:
     """part -> the ids whose rows were made (not kept), recorded in this process (-j 1)."""
     made: dict[str, set[str]] = {}
-    row = cache_module._RowPart.row
+    made_now = cache_module._RowPart._made_now
 
-    def counting(self, belief_id, make, shows=(), own=True, states=()):
-        def making():
-            made.setdefault(self._path.stem, set()).add(belief_id)
-            return make()
-        return row(self, belief_id, making, shows, own, states)
+    def counting(self, belief_id, make):
+        made.setdefault(self._path.stem, set()).add(belief_id)
+        return made_now(self, belief_id, make)
 
-    monkeypatch.setattr(cache_module._RowPart, "row", counting)
+    monkeypatch.setattr(cache_module._RowPart, "_made_now", counting)
     return made
 
 
@@ -558,12 +556,18 @@ def test_a_claim_edit_makes_again_only_the_listing_rows_and_records_that_show_it
     explained = []
     monkeypatch.setattr(pages_module, "explain_step", lambda ev, i, real=pages_module.explain_step:
                         explained.append(i) or real(ev, i))
+    stepped: set[str] = set()  # parts that looked at each kept row on its own
+    take = cache_module._RowPart._take
+    monkeypatch.setattr(cache_module._RowPart, "_take",
+                        lambda self, *a: stepped.add(self._path.stem) or take(self, *a))
     made.clear()
     _edit(source, lambda nodes: nodes[edited].update(text="A new claim & <b>markup</b>."))
     _build(cli, source, site, "--cache-dir", cache, "-j", "1")
     assert made == {"index_row": {edited}, "records": {edited}, "premise_row": {edited}, "out_row": citing,
                     "graph_node": {edited}, "inventory": {edited}, "llms": {edited}}
     assert sorted(explained) == sorted(citing)
+    # The exports' text is the last build's, cut where the edited belief's rows go.
+    assert stepped == {"index_row", "premise_row", "out_row", "graph_position"}
     assert laid == [1]
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
     assert "A new claim &amp; &lt;b&gt;markup&lt;/b&gt;." in (site / "out" / "index.html").read_text()
@@ -725,6 +729,39 @@ def test_rows_kept_before_format_2_are_removed_when_rows_are_written(cli, tmp_pa
     old.write_text('{"format":1,"salt":"x","rows":{}}')
     _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", cache)
     assert not old.exists() and (cache / "rows" / "index_row.rows").is_file()
+
+
+@pytest.mark.parametrize("sep", ["", ",", "\n", "é|"])
+def test_joined_rows_cut_the_last_text_only_where_rows_are_made_again(tmp_path, sep):
+    """`joined` takes the last build's text whole but for the rows to make again (first,
+    last, neighbours, empty ones); another order, another separator or many rows to make go
+    row by row; what it gives is always `sep.join` of the rows, and what it keeps reads back."""
+    ids = [f"b{i:03d}" for i in range(1000)]  # 4 rows to make are few (REWRITE_SHARE)
+    texts = {i: f"t{i}" for i in ids}
+
+    def row(i: str, texts: dict) -> str:
+        return "" if i == "b005" else f"<{i} {texts[i]} ✓ \ud800>"
+
+    def joined(order: list[str], texts: dict, sep: str = sep, states=None) -> tuple[str, list[str]]:
+        made: list[str] = []
+        part = cache_module.Rows(tmp_path, "salt", texts).part("records")
+        text = part.joined(order, lambda k: made.append(order[k]) or row(order[k], texts), sep, states)
+        part.done()
+        assert text == sep.join(row(i, texts) for i in order)
+        return text, made
+
+    assert joined(ids, texts)[1] == ids  # nothing kept yet: every row made, then written
+    assert joined(ids, texts)[1] == []
+    edited = {**texts, "b000": "e0", "b001": "e1", "b005": "e5", "b999": "e999"}
+    assert joined(ids, edited)[1] == ["b000", "b001", "b005", "b999"]
+    assert joined(ids, edited)[1] == ["b000", "b001", "b005", "b999"]  # not written back: made again
+    assert joined(ids[::-1], edited)[1] == ["b999", "b005", "b001", "b000"]  # row by row: the rest kept
+    assert joined(ids, edited, sep + ";")[1] == ["b000", "b001", "b005", "b999"]
+    states = [("b010",) if i == "b020" else () for i in ids]  # b020 computes from b010's state
+    assert joined(ids, edited, states=states)[1] == ["b000", "b001", "b005", "b020", "b999"]
+    flipped = {**edited, "b010": edited["b010"] + ":OUT"}  # "hash:state": b010's state changed
+    assert joined(ids, flipped, states=states)[1] == ["b000", "b001", "b005", "b010", "b020", "b999"]
+    assert joined([], {})[0] == ""
 
 
 def test_rows_keep_any_text(tmp_path):

@@ -198,14 +198,12 @@ def graph_json(ctx: RenderContext) -> str:
         return compact(facts)[:-1] + "," + where + "}"
 
     places, kept = memo(ctx, "graph_position"), memo(ctx, "graph_node")
-    nodes = []
-    for i, b in enumerate(shown):
-        where = places.row(b.id, lambda i=i: position(i), own=False)
-        nodes.append(kept.row(b.id, lambda i=i, b=b, where=where: node(i, b, where)))
+    wheres = [places.row(b.id, lambda i=i: position(i), own=False) for i, b in enumerate(shown)]
+    nodes = kept.joined([b.id for b in shown], lambda i: node(i, shown[i], wheres[i]), ",")
     places.done()
     kept.done()
     links = [{"source": shown[s].id, "target": shown[t].id, "outlist": o} for s, t, o in edges]
-    return '{"version":1,"nodes":[' + ",".join(nodes) + '],"edges":' + compact(links) + "}"
+    return '{"version":1,"nodes":[' + nodes + '],"edges":' + compact(links) + "}"
 
 
 def graph_data(ctx: RenderContext) -> dict:

@@ -9,7 +9,10 @@ the other beliefs it shows (`shows`) and the states it computes from (`states`),
 ones it was made from; the cache's salt covers everything else a row may show (structure,
 depth and traces, visibility, configuration, templates, code: cache.salt), so a changed
 salt keeps no row. A row that reads another belief's status must name it in `shows` or
-`states`: a flip keeps every other row.
+`states`: a flip keeps every other row. An export that joins a row of every published
+belief asks for them all at once (`joined`): after a claim edit, the last build's text is
+taken whole but where a row is made again, with no step per kept row (the four exports'
+rows took 0.1 s of a 10k claim edit's worker time one by one).
 """
 
 from __future__ import annotations
@@ -31,6 +34,12 @@ class Memo(Protocol):
         `own=False`: the row shows nothing of the belief's content or state (its place in
         the explorer)."""
 
+    def joined(self, belief_ids: list[str], make: Callable[[int], str], sep: str,
+               states: list[tuple[str, ...]] | None = None) -> str:
+        """`sep.join` of the rows of all the part's beliefs, in order, each keyed on its own
+        belief and (`states[k]`) the states it computes from; `make(k)` makes the k-th. After
+        a claim edit the last build's text is taken whole but for the rows to make again."""
+
     def done(self) -> None:
         """Every row of the part was asked for: keep them for the next build."""
 
@@ -41,6 +50,10 @@ class _Fresh:
     def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = (),
             own: bool = True, states: Iterable[str] = ()) -> str:
         return make()
+
+    def joined(self, belief_ids: list[str], make: Callable[[int], str], sep: str,
+               states: list[tuple[str, ...]] | None = None) -> str:
+        return sep.join([make(k) for k in range(len(belief_ids))])
 
     def done(self) -> None:
         pass

@@ -81,12 +81,13 @@ def emit(ctx: RenderContext) -> Iterator[OutputFile]:
 def _beliefs_json(ctx: RenderContext) -> bytes:
     """`dumps` of the whole file, with each record encoded on its own (kept by the build cache:
     render/rows.py) and put where the encoder would put it: `"beliefs"` is the last key."""
-    kept = memo(ctx, "records")
-    records = [kept.row(b.id, lambda b=b: compact(belief_record(ctx, b)), states=cited(b)) for b in ctx.shown()]
+    kept, shown = memo(ctx, "records"), ctx.shown()
+    records = kept.joined([b.id for b in shown], lambda k: compact(belief_record(ctx, shown[k])), ",",
+                          [cited(b) for b in shown])
     kept.done()
     head = compact({"schema_version": SCHEMA_VERSION, "generator": GENERATOR,
                      "site_name": ctx.config.site_name, "counts": counts(ctx), "beliefs": []})
-    return (head[:-2] + ",".join(records) + "]}\n").encode("utf-8")
+    return (head[:-2] + records + "]}\n").encode("utf-8")
 
 
 def belief_json(ctx: RenderContext, belief: Belief) -> OutputFile:

@@ -28,8 +28,9 @@ def llms_txt(ctx: RenderContext) -> bytes:
         "JSON record with why it is IN or OUT, the premises it rests on and its impact.", "",
         "## Beliefs", "",
     ]
-    kept = memo(ctx, "llms")  # a line per belief, kept by the build cache (render/rows.py)
-    lines += [kept.row(b.id, lambda b=b: _line(ctx, b)) for b in ctx.shown()]
+    kept, shown = memo(ctx, "llms"), ctx.shown()  # a line per belief, kept by the build cache (render/rows.py)
+    if shown:
+        lines.append(kept.joined([b.id for b in shown], lambda k: _line(ctx, shown[k]), "\n"))
     kept.done()
     return ("\n".join(lines) + "\n").encode("utf-8")
 
