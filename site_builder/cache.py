@@ -556,12 +556,15 @@ class _RowPart:
         return self._take(belief_id, self._key(belief_id, shows, own, states), make)
 
     def joined(self, belief_ids: list[str], make: Callable[[int], str], sep: str,
-               states: list[tuple[str, ...]] | None = None) -> str:
+               states: list[tuple[str, ...]] | None = None, shows: list[tuple[str, ...]] | None = None) -> str:
         # The same beliefs in the same order, and few rows to make: the last build's text,
         # cut where those go (a 10k claim edit: no Python step per kept row).
         self._new_sep = sep
-        keys = [self._key(i, (), True, s) for i, s in zip(belief_ids, states)] if states is not None \
-            else [self._texts.get(i, "") for i in belief_ids]
+        if states is None and shows is None:
+            keys = [self._texts.get(i, "") for i in belief_ids]
+        else:
+            none = [()] * len(belief_ids)
+            keys = [self._key(i, w, True, s) for i, w, s in zip(belief_ids, shows or none, states or none)]
         if self._old and sep == self._sep and belief_ids == self._ids:
             changed = [k for k, (key, was) in enumerate(zip(keys, self._contents)) if key != was or not key]
             if len(changed) * self.REWRITE_SHARE <= len(keys):

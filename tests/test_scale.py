@@ -566,8 +566,10 @@ def test_a_claim_edit_makes_again_only_the_listing_rows_and_records_that_show_it
     assert made == {"index_row": {edited}, "records": {edited}, "premise_row": {edited}, "out_row": citing,
                     "graph_node": {edited}, "inventory": {edited}, "llms": {edited}}
     assert sorted(explained) == sorted(citing)
-    # The exports' text is the last build's, cut where the edited belief's rows go.
-    assert stepped == {"index_row", "premise_row", "out_row", "graph_position"}
+    # The listings' and exports' text is the last build's, cut where the edited belief's rows go
+    # (the few OUT rows of this small network: one by one, when more than one in 64 is made).
+    spliced_out = len(citing) * cache_module._RowPart.REWRITE_SHARE <= len(_causes(source))
+    assert stepped == {"graph_position"} | (set() if spliced_out else {"out_row"})
     assert laid == [1]
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
     assert "A new claim &amp; &lt;b&gt;markup&lt;/b&gt;." in (site / "out" / "index.html").read_text()

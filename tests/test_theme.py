@@ -82,6 +82,31 @@ def test_a_user_templates_folder_overrides_single_templates(cli, tmp_path):
     assert "Why IN" in (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")  # others stay default
 
 
+def test_a_listing_template_may_loop_over_its_rows_or_write_them_whole(cli, tmp_path):
+    """The theme writes `{{ rows }}` (the cache keeps that text whole); an override that loops
+    gets each row as HTML, and `rows|length` counts them, in a cold and an incremental build."""
+    overrides = tmp_path / "my-theme"
+    overrides.mkdir()
+    (overrides / "premises.html").write_text(
+        "{% extends 'base.html' %}{% block main %}<p>{{ rows|length }} rows</p>"
+        "<ol>{% for row in rows %}<li class=\"row\">{{ row }}</li>{% endfor %}</ol>"
+        "<div class=\"whole\">{{ rows }}</div>{% endblock %}")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: t\nplugins:\n  - beliefs:\n      source: {EXAMPLE}\n      templates: my-theme\n")
+    pages = []
+    for run in ("cold", "incremental"):
+        out = tmp_path / "site"
+        assert cli("build", "--config", config, "-o", out, "--cache-dir", tmp_path / "cache")[0] == 0
+        pages.append((out / "premises" / "index.html").read_text(encoding="utf-8"))
+    page = pages[0]
+    rows = re.findall(r'<li class="row">(<tr>.*?</tr>)</li>', page, flags=re.S)
+    assert len(rows) > 1 and f"<p>{len(rows)} rows</p>" in page
+    assert all('class="claim-echo"' in row and "&lt;" not in row for row in rows)  # HTML, not escaped
+    whole = re.search(r'<div class="whole">(.*)</div>', page, flags=re.S).group(1)
+    assert whole == "".join(row + "\n" for row in rows)
+    assert pages[1] == page
+
+
 
 def _theme(name: str) -> str:
     return (templates_dir() / name).read_text(encoding="utf-8")
