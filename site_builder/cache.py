@@ -50,6 +50,7 @@ import os
 import re
 import sys
 import zipfile
+import zlib
 from contextlib import contextmanager
 from functools import partial
 from importlib import metadata
@@ -88,7 +89,7 @@ ROWS = "rows"
 """Folder of the rows of the site's own files, one file per part (render/rows.py)."""
 TEMPLATES = "templates"
 """Folder of the compiled templates (`Rows.compiled_templates`)."""
-FORMAT = 3
+FORMAT = 4
 
 
 def cache_folder(config: SiteConfig, explicit: str | None = None) -> Path:
@@ -479,10 +480,13 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
 class _RowPart:
     """One part's rows in `<part>.rows`: a line of JSON, {"format", "salt", "ids",
-    "contents": [content hash and state per id], "ends": [where each row ends], "sep"}, then
-    the rows as UTF-8, `sep` between them (a lone surrogate of a bad claim kept as is). Rows
-    as JSON strings took 0.2 s of a 10k claim edit's worker time to decode: their HTML is
-    dense in quotes and non-ASCII text. A file of another salt, or damaged, keeps nothing.
+    "contents": [content hash and state per id], "ends": [the byte where each row ends],
+    "sep", "crc": the rows' CRC-32}, then the rows as UTF-8, `sep` between them (a lone
+    surrogate of a bad claim kept as is). Rows as JSON strings took 0.2 s of a 10k claim
+    edit's worker time to decode: their HTML is dense in quotes and non-ASCII text. The rows
+    stay bytes: `joined` gives bytes an export writes as they are (decoding 10 MB of records
+    and encoding them again took 25 ms; the CRC tells a damaged file in 2). A file of
+    another salt, or damaged, keeps nothing.
 
     The rows are written back only when more than one in REWRITE_SHARE was made: after a
     claim edit, encoding every row again cost more than making the one that changed, which
@@ -498,28 +502,29 @@ class _RowPart:
         self._ends: list[int] = []
         self._sep = ""
         self._old = self._load()
-        self._new: dict[str, tuple[str, str]] = {}
+        self._new: dict[str, tuple[str, bytes]] = {}
         self._made = 0
         self._spliced = False
         self._new_sep = ""
 
     def _load(self) -> dict[str, tuple[str, int, int]]:
         """id -> (content hash, start, end) in `self._rows` (and the same as lists, in order)."""
-        self._rows = ""
+        self._rows = b""
         try:
-            head, _, blob = self._path.read_bytes().partition(b"\n")
+            head, _, rows = self._path.read_bytes().partition(b"\n")
             data = json.loads(head)
             if not (type(data) is dict and data.get("format") == FORMAT and data.get("salt") == self._salt):
                 return {}
-            ids, contents, ends, sep = data["ids"], data["contents"], data["ends"], data["sep"]
-            rows = blob.decode("utf-8", "surrogatepass")
+            ids, contents, ends, sep, crc = data["ids"], data["contents"], data["ends"], data["sep"], data["crc"]
         except (OSError, ValueError, RecursionError, KeyError, TypeError):
             return {}
         if not (type(ids) is list and type(contents) is list and type(ends) is list and type(sep) is str
                 and len(ids) == len(contents) == len(ends) and all(type(i) is str for i in ids)
-                and all(type(c) is str for c in contents) and all(type(e) is int for e in ends)):
+                and all(type(c) is str for c in contents) and all(type(e) is int for e in ends)
+                and crc == zlib.crc32(rows)):
             return {}
-        starts = [0, *(end + len(sep) for end in ends[:-1])]
+        gap = len(sep.encode("utf-8", "surrogatepass"))
+        starts = [0, *(end + gap for end in ends[:-1])]
         if not all(0 <= a <= b for a, b in zip(starts, ends)) or (ends and ends[-1] != len(rows)):
             return {}
         self._rows, self._ids, self._contents, self._starts, self._ends, self._sep = \
@@ -538,11 +543,11 @@ class _RowPart:
             content += "|" + ";".join([texts.get(i, ":-").partition(":")[2] for i in states])
         return content
 
-    def _made_now(self, belief_id: str, make: Callable[[], str]) -> str:
+    def _made_now(self, belief_id: str, make: Callable[[], str]) -> bytes:
         self._made += 1
-        return make()
+        return make().encode("utf-8", "surrogatepass")
 
-    def _take(self, belief_id: str, content: str, make: Callable[[], str]) -> str:
+    def _take(self, belief_id: str, content: str, make: Callable[[], str]) -> bytes:
         found = self._old.get(belief_id)
         if found is not None and found[0] == content and content:
             value = self._rows[found[1]:found[2]]
@@ -553,18 +558,20 @@ class _RowPart:
 
     def row(self, belief_id: str, make: Callable[[], str], shows: Iterable[str] = (),
             own: bool = True, states: Iterable[str] = ()) -> str:
-        return self._take(belief_id, self._key(belief_id, shows, own, states), make)
+        return self._take(belief_id, self._key(belief_id, shows, own, states), make).decode("utf-8", "surrogatepass")
 
     def joined(self, belief_ids: list[str], make: Callable[[int], str], sep: str,
-               states: list[tuple[str, ...]] | None = None, shows: list[tuple[str, ...]] | None = None) -> str:
+               states: list[tuple[str, ...]] | None = None, shows: list[tuple[str, ...]] | None = None) -> bytes:
         # The same beliefs in the same order, and few rows to make: the last build's text,
         # cut where those go (a 10k claim edit: no Python step per kept row).
         self._new_sep = sep
+        texts = self._texts
         if states is None and shows is None:
-            keys = [self._texts.get(i, "") for i in belief_ids]
-        else:
+            keys = [texts.get(i, "") for i in belief_ids]
+        else:  # most rows show and compute from their own belief alone (premises)
             none = [()] * len(belief_ids)
-            keys = [self._key(i, w, True, s) for i, w, s in zip(belief_ids, shows or none, states or none)]
+            keys = [self._key(i, w, True, s) if w or s else texts.get(i, "")
+                    for i, w, s in zip(belief_ids, shows or none, states or none)]
         if self._old and sep == self._sep and belief_ids == self._ids:
             changed = [k for k, (key, was) in enumerate(zip(keys, self._contents)) if key != was or not key]
             if len(changed) * self.REWRITE_SHARE <= len(keys):
@@ -574,20 +581,22 @@ class _RowPart:
                     at = self._ends[k]
                 pieces.append(self._rows[at:])
                 self._spliced = True
-                return "".join(pieces)
-        return sep.join([self._take(i, key, partial(make, k)) for k, (i, key) in enumerate(zip(belief_ids, keys))])
+                return b"".join(pieces)
+        rows = [self._take(i, key, partial(make, k)) for k, (i, key) in enumerate(zip(belief_ids, keys))]
+        return sep.encode("utf-8", "surrogatepass").join(rows)
 
     def done(self) -> None:
-        sep = self._new_sep
+        sep = self._new_sep.encode("utf-8", "surrogatepass")
         if self._spliced or not self._made or self._old and self._made * self.REWRITE_SHARE <= len(self._new):
             return
         rows = [value for _, value in self._new.values()]
         ends = [end + k * len(sep) for k, end in enumerate(accumulate(map(len, rows)))]
+        blob = sep.join(rows)
         head = json.dumps({"format": FORMAT, "salt": self._salt, "ids": list(self._new),
                            "contents": [content for content, _ in self._new.values()],
-                           "ends": ends, "sep": sep}, separators=(",", ":"))
+                           "ends": ends, "sep": self._new_sep, "crc": zlib.crc32(blob)}, separators=(",", ":"))
         try:
-            replace_file(self._path, head.encode("utf-8") + b"\n" + sep.join(rows).encode("utf-8", "surrogatepass"))
+            replace_file(self._path, head.encode("utf-8") + b"\n" + blob)
             self._path.with_suffix(".json").unlink(missing_ok=True)  # the same rows as kept before format 2
         except OSError:
             pass  # the rows only save time; the next build makes them again

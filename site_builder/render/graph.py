@@ -169,7 +169,7 @@ def layout(count: int, edges: list[tuple[int, int, bool]], depth: list[int]) -> 
     return positions
 
 
-def graph_json(ctx: RenderContext) -> str:
+def graph_json(ctx: RenderContext) -> bytes:
     """graph.json: nodes (with positions and links from the graph page), then edges.
 
     Each node is encoded on its own and kept by the build cache (render/rows.py), and so is
@@ -203,7 +203,7 @@ def graph_json(ctx: RenderContext) -> str:
     places.done()
     kept.done()
     links = [{"source": shown[s].id, "target": shown[t].id, "outlist": o} for s, t, o in edges]
-    return '{"version":1,"nodes":[' + nodes + '],"edges":' + compact(links) + "}"
+    return b'{"version":1,"nodes":[' + nodes + b'],"edges":' + compact(links).encode("utf-8") + b"}"
 
 
 def graph_data(ctx: RenderContext) -> dict:
@@ -219,4 +219,4 @@ def page_values(ctx: RenderContext) -> dict:
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
     """`graph/graph.json` (the page itself is one of the pages' specs)."""
-    yield OutputFile(GRAPH_DATA, graph_json(ctx).encode("utf-8"))
+    yield OutputFile(GRAPH_DATA, graph_json(ctx))

@@ -281,7 +281,7 @@ def _rows(ctx: RenderContext, env: jinja2.Environment, macro: str, ids: list[str
         except Exception:  # called from here, not from a template: give the error its template lines
             env.handle_exception()
 
-    html = kept.joined(ids, render, "\n", shows=shows)
+    html = kept.joined(ids, render, "\n", shows=shows).decode("utf-8", "surrogatepass")
     kept.done()
     return ListingRows(html + "\n" if ids else "", len(ids), lambda: [Markup(render(k)) for k in range(len(ids))])
 

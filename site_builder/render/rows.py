@@ -35,11 +35,12 @@ class Memo(Protocol):
         the explorer)."""
 
     def joined(self, belief_ids: list[str], make: Callable[[int], str], sep: str,
-               states: list[tuple[str, ...]] | None = None, shows: list[tuple[str, ...]] | None = None) -> str:
-        """`sep.join` of the rows of all the part's beliefs, in order, each keyed on its own
-        belief, (`shows[k]`) the other beliefs it shows and (`states[k]`) those whose states
-        it computes from; `make(k)` makes the k-th. After a claim edit the last build's text
-        is taken whole but for the rows to make again."""
+               states: list[tuple[str, ...]] | None = None, shows: list[tuple[str, ...]] | None = None) -> bytes:
+        """`sep.join` of the rows of all the part's beliefs, in order, as UTF-8 (a lone
+        surrogate passed through), each keyed on its own belief, (`shows[k]`) the other
+        beliefs it shows and (`states[k]`) those whose states it computes from; `make(k)`
+        makes the k-th. After a claim edit the last build's text is taken whole but for the
+        rows to make again."""
 
     def done(self) -> None:
         """Every row of the part was asked for: keep them for the next build."""
@@ -53,8 +54,8 @@ class _Fresh:
         return make()
 
     def joined(self, belief_ids: list[str], make: Callable[[int], str], sep: str,
-               states: list[tuple[str, ...]] | None = None, shows: list[tuple[str, ...]] | None = None) -> str:
-        return sep.join([make(k) for k in range(len(belief_ids))])
+               states: list[tuple[str, ...]] | None = None, shows: list[tuple[str, ...]] | None = None) -> bytes:
+        return sep.join([make(k) for k in range(len(belief_ids))]).encode("utf-8", "surrogatepass")
 
     def done(self) -> None:
         pass

@@ -87,7 +87,7 @@ def _beliefs_json(ctx: RenderContext) -> bytes:
     kept.done()
     head = compact({"schema_version": SCHEMA_VERSION, "generator": GENERATOR,
                      "site_name": ctx.config.site_name, "counts": counts(ctx), "beliefs": []})
-    return (head[:-2] + records + "]}\n").encode("utf-8")
+    return head[:-2].encode("utf-8") + records + b"]}\n"
 
 
 def belief_json(ctx: RenderContext, belief: Belief) -> OutputFile:

@@ -29,10 +29,9 @@ def llms_txt(ctx: RenderContext) -> bytes:
         "## Beliefs", "",
     ]
     kept, shown = memo(ctx, "llms"), ctx.shown()  # a line per belief, kept by the build cache (render/rows.py)
-    if shown:
-        lines.append(kept.joined([b.id for b in shown], lambda k: _line(ctx, shown[k]), "\n"))
+    beliefs = kept.joined([b.id for b in shown], lambda k: _line(ctx, shown[k]), "\n")
     kept.done()
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    return ("\n".join(lines) + "\n").encode("utf-8") + (beliefs + b"\n" if shown else b"")
 
 
 def _line(ctx: RenderContext, belief: Belief) -> str:
