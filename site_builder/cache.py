@@ -52,7 +52,7 @@ import sys
 import zipfile
 import zlib
 from contextlib import contextmanager
-from functools import partial
+from functools import cached_property, partial
 from importlib import metadata
 from itertools import accumulate
 from operator import attrgetter
@@ -446,6 +446,26 @@ class Rows:
     def part(self, name: str) -> "_RowPart":
         return _RowPart(self.folder / ROWS / f"{name}.rows", self.salt, self.texts)
 
+    def whole(self, name: str, make: Callable[[], bytes]) -> bytes:
+        """A value of the structure, which the salt alone decides (render/rows.py `structural`):
+        the last build's, kept in `<name>.whole` with its salt and CRC-32, else made and kept."""
+        path = self.folder / ROWS / f"{name}.whole"
+        try:
+            head, _, value = path.read_bytes().partition(b"\n")
+            data = json.loads(head)
+            if type(data) is dict and data.get("format") == FORMAT and data.get("salt") == self.salt \
+                    and data.get("crc") == zlib.crc32(value):
+                return value
+        except (OSError, ValueError, RecursionError):
+            pass
+        value = make()
+        head = json.dumps({"format": FORMAT, "salt": self.salt, "crc": zlib.crc32(value)})
+        try:
+            replace_file(path, head.encode("ascii") + b"\n" + value)
+        except OSError:
+            pass  # it only saves time
+        return value
+
     def compiled_templates(self) -> jinja2.BytecodeCache | None:
         """Where Jinja keeps the templates it compiled: every worker compiled them again, 35 ms
         of a 10k claim edit. Jinja checks each template's source and Python's version, not
@@ -501,35 +521,39 @@ class _RowPart:
         self._starts: list[int] = []
         self._ends: list[int] = []
         self._sep = ""
-        self._old = self._load()
+        self._load()
         self._new: dict[str, tuple[str, bytes]] = {}
         self._made = 0
         self._spliced = False
         self._new_sep = ""
 
-    def _load(self) -> dict[str, tuple[str, int, int]]:
-        """id -> (content hash, start, end) in `self._rows` (and the same as lists, in order)."""
+    def _load(self) -> None:
+        """The last build's rows (`self._rows`), and their ids, contents, starts and ends, in order."""
         self._rows = b""
         try:
             head, _, rows = self._path.read_bytes().partition(b"\n")
             data = json.loads(head)
             if not (type(data) is dict and data.get("format") == FORMAT and data.get("salt") == self._salt):
-                return {}
+                return
             ids, contents, ends, sep, crc = data["ids"], data["contents"], data["ends"], data["sep"], data["crc"]
         except (OSError, ValueError, RecursionError, KeyError, TypeError):
-            return {}
+            return
         if not (type(ids) is list and type(contents) is list and type(ends) is list and type(sep) is str
                 and len(ids) == len(contents) == len(ends) and all(type(i) is str for i in ids)
                 and all(type(c) is str for c in contents) and all(type(e) is int for e in ends)
                 and crc == zlib.crc32(rows)):
-            return {}
+            return
         gap = len(sep.encode("utf-8", "surrogatepass"))
         starts = [0, *(end + gap for end in ends[:-1])]
         if not all(0 <= a <= b for a, b in zip(starts, ends)) or (ends and ends[-1] != len(rows)):
-            return {}
+            return
         self._rows, self._ids, self._contents, self._starts, self._ends, self._sep = \
             rows, ids, contents, starts, ends, sep
-        return {i: (c, a, b) for i, c, a, b in zip(ids, contents, starts, ends)}
+
+    @cached_property
+    def _old(self) -> dict[str, tuple[str, int, int]]:
+        """id -> (content hash, start, end) in `self._rows`: only for rows taken one by one."""
+        return {i: (c, a, b) for i, c, a, b in zip(self._ids, self._contents, self._starts, self._ends)}
 
     def _key(self, belief_id: str, shows: Iterable[str] = (), own: bool = True, states: Iterable[str] = ()) -> str:
         """What a row is kept for (`Memo.row`): the texts of its belief, of those it shows, and
@@ -572,7 +596,7 @@ class _RowPart:
             none = [()] * len(belief_ids)
             keys = [self._key(i, w, True, s) if w or s else texts.get(i, "")
                     for i, w, s in zip(belief_ids, shows or none, states or none)]
-        if self._old and sep == self._sep and belief_ids == self._ids:
+        if self._ids and sep == self._sep and belief_ids == self._ids:
             changed = [k for k, (key, was) in enumerate(zip(keys, self._contents)) if key != was or not key]
             if len(changed) * self.REWRITE_SHARE <= len(keys):
                 pieces, at = [], 0
@@ -587,7 +611,7 @@ class _RowPart:
 
     def done(self) -> None:
         sep = self._new_sep.encode("utf-8", "surrogatepass")
-        if self._spliced or not self._made or self._old and self._made * self.REWRITE_SHARE <= len(self._new):
+        if self._spliced or not self._made or self._ids and self._made * self.REWRITE_SHARE <= len(self._new):
             return
         rows = [value for _, value in self._new.values()]
         ends = [end + k * len(sep) for k, end in enumerate(accumulate(map(len, rows)))]

@@ -534,8 +534,10 @@ def test_a_claim_edit_makes_again_only_the_listing_rows_and_records_that_show_it
     is not computed at all (no position is made again: a claim does not move a belief)."""
     from site_builder.render import graph as graph_module
 
-    laid = []
+    laid, structure = [], []
     monkeypatch.setattr(graph_module, "layout", lambda *a, layout=graph_module.layout: laid.append(1) or layout(*a))
+    monkeypatch.setattr(graph_module, "_edges", lambda *a, real=graph_module._edges: structure.append("edges") or real(*a))
+    monkeypatch.setattr(pages_module, "_ranking", lambda *a, real=pages_module._ranking: structure.append("ranking") or real(*a))
     source = tmp_path / "network.json"
     shutil.copy(generated, source)
     site, cache = tmp_path / "site", tmp_path / "cache"
@@ -544,7 +546,7 @@ def test_a_claim_edit_makes_again_only_the_listing_rows_and_records_that_show_it
     assert {part: len(ids) for part, ids in made.items()} == {
         "index_row": SIZE, "records": SIZE, "premise_row": len(_premises(source)), "out_row": len(_causes(source)),
         "graph_node": SIZE, "graph_position": SIZE, "inventory": SIZE, "llms": SIZE}
-    assert laid == [1]
+    assert laid == [1] and sorted(structure) == ["edges", "ranking"]
     # The edited belief is the cause of some OUT belief: those rows show its claim; the rows of
     # OUT beliefs citing it are made again (its state may change their causes), and only they
     # work out an explanation.
@@ -570,7 +572,7 @@ def test_a_claim_edit_makes_again_only_the_listing_rows_and_records_that_show_it
     # (the few OUT rows of this small network: one by one, when more than one in 64 is made).
     spliced_out = len(citing) * cache_module._RowPart.REWRITE_SHARE <= len(_causes(source))
     assert stepped == {"graph_position"} | (set() if spliced_out else {"out_row"})
-    assert laid == [1]
+    assert laid == [1] and sorted(structure) == ["edges", "ranking"]  # the salt alone decides them: kept
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
     assert "A new claim &amp; &lt;b&gt;markup&lt;/b&gt;." in (site / "out" / "index.html").read_text()
 
@@ -765,6 +767,25 @@ def test_joined_rows_cut_the_last_text_only_where_rows_are_made_again(tmp_path, 
     flipped = {**edited, "b010": edited["b010"] + ":OUT"}  # "hash:state": b010's state changed
     assert joined(ids, flipped, states=states)[1] == ["b000", "b001", "b005", "b010", "b020", "b999"]
     assert joined([], {})[0] == b""
+
+
+def test_a_structural_value_is_kept_for_its_salt_only_and_made_again_when_damaged(tmp_path):
+    """`Rows.whole` (the premises' ranking, the explorer's edges): the last build's value while
+    the salt is the same; another salt, a changed byte or a cut file make it again."""
+    made: list[str] = []
+
+    def whole(salt: str, value: bytes = b"[1,2]\n\xc3\xa9") -> bytes:
+        return cache_module.Rows(tmp_path, salt, {}).whole("ranking", lambda: made.append(salt) or value)
+
+    assert whole("a") == b"[1,2]\n\xc3\xa9" and made == ["a"]
+    assert whole("a", b"other") == b"[1,2]\n\xc3\xa9" and made == ["a"]  # kept
+    assert whole("b", b"new") == b"new" and made == ["a", "b"]
+    kept = tmp_path / "rows" / "ranking.whole"
+    kept.write_bytes(kept.read_bytes().replace(b"new", b"neW"))
+    assert whole("b", b"new") == b"new" and made == ["a", "b", "b"]
+    kept.write_bytes(kept.read_bytes()[:-1])
+    assert whole("b", b"new") == b"new" and made == ["a", "b", "b", "b"]
+    assert whole("b") == b"new" and made == ["a", "b", "b", "b"]
 
 
 def test_rows_keep_any_text(tmp_path):

@@ -30,7 +30,7 @@ from ..model import Belief
 from . import OutputFile, RenderContext
 from .exports.records import compact
 from .markup import short
-from .rows import memo
+from .rows import memo, structural
 
 __all__ = ["GRAPH_PAGE", "GRAPH_DATA", "graph_data", "layout", "page_values", "emit"]
 
@@ -172,20 +172,29 @@ def layout(count: int, edges: list[tuple[int, int, bool]], depth: list[int]) -> 
 def graph_json(ctx: RenderContext) -> bytes:
     """graph.json: nodes (with positions and links from the graph page), then edges.
 
-    Each node is encoded on its own and kept by the build cache (render/rows.py), and so is
-    its position, which the cache's salt alone decides (structure, depths, visibility): after
-    a claim edit one node is encoded again and the layout is not computed at all."""
-    shown = ctx.shown()
-    index = {b.id: i for i, b in enumerate(shown)}
-    ev = ctx.evaluation
-    edges = _edges(shown, index)
-    dependents = [0] * len(shown)  # distinct published dependents (sizes the dots)
-    for s, _, _ in edges:
-        dependents[s] += 1
+    Each node is encoded on its own and kept by the build cache (render/rows.py), and so are
+    its position and the edges, which the cache's salt alone decides (structure, depths,
+    visibility): after a claim edit one node is encoded again, and neither the edges nor
+    the layout are computed at all."""
+    shown, ev = ctx.shown(), ctx.evaluation
+
+    @cache
+    def edges() -> list[tuple[int, int, bool]]:
+        return _edges(shown, {b.id: i for i, b in enumerate(shown)})
+
+    def structure() -> bytes:  # each node's count of dependents, a line, then the edges
+        dependents = [0] * len(shown)  # distinct published dependents (sizes the dots)
+        for s, _, _ in edges():
+            dependents[s] += 1
+        links = [{"source": shown[s].id, "target": shown[t].id, "outlist": o} for s, t, o in edges()]
+        return (compact(dependents) + "\n" + compact(links)).encode("utf-8")
+
+    counted, _, links = structural(ctx, "graph_edges", structure).partition(b"\n")
+    dependents = json.loads(counted)
 
     @cache
     def laid() -> list[tuple[float, float]]:  # the whole layout, once, when a position is not kept
-        return layout(len(shown), edges, [ev.depth[b.id] for b in shown])
+        return layout(len(shown), edges(), [ev.depth[b.id] for b in shown])
 
     def position(i: int) -> str:
         x, y = laid()[i]
@@ -202,8 +211,7 @@ def graph_json(ctx: RenderContext) -> bytes:
     nodes = kept.joined([b.id for b in shown], lambda i: node(i, shown[i], wheres[i]), ",")
     places.done()
     kept.done()
-    links = [{"source": shown[s].id, "target": shown[t].id, "outlist": o} for s, t, o in edges]
-    return b'{"version":1,"nodes":[' + nodes + b'],"edges":' + compact(links).encode("utf-8") + b"}"
+    return b'{"version":1,"nodes":[' + nodes + b'],"edges":' + links + b"}"
 
 
 def graph_data(ctx: RenderContext) -> dict:

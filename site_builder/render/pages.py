@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import re
@@ -22,7 +23,7 @@ from . import OutputFile, RenderContext
 from .graph import GRAPH_PAGE, page_values as graph_page_values
 from .search import enabled as search_enabled
 from .markup import short
-from .rows import cited, memo
+from .rows import cited, memo, structural
 from .views import belief_page, ref, refs
 
 
@@ -213,14 +214,20 @@ def _index_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> Listi
 
 def _premise_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> ListingRows:
     """Premises ranked by how many beliefs rest on them (traces are capped: counts are lower bounds)."""
+    premises, resting = json.loads(structural(ctx, "premise_ranking", lambda: _ranking(ctx)))
+    return _rows(ctx, env, "premise_row", premises,
+                 lambda k: {**ref(ctx, premises[k], here), "resting": resting[k]})
+
+
+def _ranking(ctx: RenderContext) -> bytes:
+    """The premises, most rested on first, and how many beliefs rest on each (of the structure)."""
     resting: Counter = Counter()
     trace, everything = ctx.evaluation.trace, ctx.visible.issuperset(ctx.beliefs)
     for belief in ctx.shown():
         if not belief.is_premise:  # with every belief published, no premise needs checking
             resting.update(trace[belief.id] if everything else (p for p in trace[belief.id] if ctx.is_visible(p)))
     premises = sorted((b.id for b in ctx.shown() if b.is_premise), key=lambda i: (-resting[i], i))
-    return _rows(ctx, env, "premise_row", premises,
-                 lambda k: {**ref(ctx, premises[k], here), "resting": resting[premises[k]]})
+    return json.dumps([premises, [resting[i] for i in premises]], separators=(",", ":")).encode("utf-8")
 
 
 def _out_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> ListingRows:

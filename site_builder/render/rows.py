@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Protocol
 from ..model import Belief
 from . import RenderContext
 
-__all__ = ["Memo", "cited", "memo"]
+__all__ = ["Memo", "cited", "memo", "structural"]
 
 
 class Memo(Protocol):
@@ -71,6 +71,13 @@ def cited(belief: Belief) -> tuple[str, ...]:
         ids = (*justifications[0].antecedents, *justifications[0].outlist)
         return ids if len(set(ids)) == len(ids) else tuple(dict.fromkeys(ids))
     return tuple(dict.fromkeys(i for j in justifications for i in (*j.antecedents, *j.outlist)))
+
+
+def structural(ctx: RenderContext, name: str, make: Callable[[], bytes]) -> bytes:
+    """A value that only the network's structure, visibility and configuration decide (the
+    premises' ranking, the explorer's edges): what the cache's salt covers, so the last
+    build's is taken while the salt is the same (a claim edit or a flip computes none)."""
+    return make() if ctx.rows is None else ctx.rows.whole(name, make)
 
 
 def memo(ctx: RenderContext, part: str) -> Memo:
