@@ -75,7 +75,7 @@ from .model import Belief, Justification
 from .render import OutputFile, RenderContext
 from .render.belief import Outputs
 from .render.pages import templates_dir
-from .write import MARKER, remove_tree, replace_file, safe_relative
+from .write import MARKER, all_safe_relative, remove_tree, replace_file, safe_relative
 
 __all__ = ["Cache", "Reuse", "Rows", "DEFAULT_FOLDER", "MANIFEST", "ROWS", "SEARCH_BUNDLE", "cache_folder",
            "code_digest", "digest", "folder_digest", "locked"]
@@ -427,7 +427,7 @@ def _site_files(old: dict) -> frozenset[str]:
             not all(f is None or type(f) is list for f in old["files"]):
         raise TypeError("the site's files are not lists")
     previous = frozenset(old["site"]).union(*(f for f in old["files"] if f))
-    if not all(isinstance(p, str) and safe_relative(p) and p != MARKER for p in previous):
+    if not all_safe_relative(previous) or MARKER in previous:  # a path not a string: TypeError
         raise ValueError("a path outside the site")  # never delete or link outside it
     return previous
 

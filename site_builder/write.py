@@ -10,12 +10,12 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from functools import partial
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Collection, Iterable, Iterator
 
 from .diagnostics import Diagnostic
 from .render import PAGES_DONE
 
-__all__ = ["safe_relative", "write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath",
+__all__ = ["safe_relative", "all_safe_relative", "write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath",
            "MARKER", "remove_tree"]
 
 OVERLAPPED = 8
@@ -85,6 +85,23 @@ def safe_relative(path: str) -> bool:
     """A clean relative POSIX path inside the site (no `..`, no empty part)."""
     parts = path.split("/")
     return bool(path) and not path.startswith("/") and ".." not in parts and "" not in parts[:-1]
+
+
+def all_safe_relative(paths: Collection[str]) -> bool:
+    """`safe_relative` of every path at once (a manifest lists 40,000 paths: one by one took
+    20 ms): searched in one text, NUL between paths (no file name can hold one)."""
+    joined = "\0".join(paths)
+    if not joined:
+        return not paths
+    if joined.startswith(("/", "\0")) or joined.endswith("\0") or "\0\0" in joined or "\0/" in joined \
+            or "//" in joined:
+        return False  # an empty path, an absolute one, an empty part
+    at = joined.find("..")
+    while at >= 0:  # rare: `..` as a whole part
+        if (at == 0 or joined[at - 1] in "/\0") and joined[at + 2:at + 3] in ("", "/", "\0"):
+            return False
+        at = joined.find("..", at + 1)
+    return True
 
 
 Files = Iterable | Callable[[Callable], Iterable]

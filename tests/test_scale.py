@@ -1850,3 +1850,20 @@ def test_content_hashes_are_taken_for_the_very_same_belief_objects(generated, tm
     assert cache_module.texts(ctx, {one.id: (one, "kept")}) == {one.id: "kept"}
     from dataclasses import replace
     assert cache_module.texts(ctx, {one.id: (replace(one), "kept")}) != {one.id: "kept"}  # equal is not enough
+
+
+SAFE_CASES = ["a", "a/b", "a/b/", "belief/x/index.html", "a/.../b", "..a", "a..", "a/..b/c", "a/b..",
+              ".", "./a", "a/./b", "", "/", "/a", "a//b", "a/../b", "..", "../a", "a/..", "a/../", "//",
+              "a\nb", "a\n/b", "é/ü"]
+
+
+def test_paths_checked_at_once_are_checked_as_one_by_one():
+    """A manifest's 40,000 paths are checked in one text (write.all_safe_relative): each
+    path, and every pair in either order, gets the answer `safe_relative` gives one by one."""
+    from site_builder.write import all_safe_relative, safe_relative
+
+    for path in SAFE_CASES:
+        assert all_safe_relative([path]) == safe_relative(path), path
+        for other in SAFE_CASES:
+            assert all_safe_relative([path, other]) == (safe_relative(path) and safe_relative(other)), (path, other)
+    assert all_safe_relative([])
