@@ -24,7 +24,7 @@ from .parse.network_json import NodesRead
 from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
 from .evaluate.visibility import visible_ids
-from .cache import Cache, Reuse, Rows, locked
+from .cache import Cache, Reuse, Rows, Saved, locked
 from .documents_cache import DocumentsCache
 from .progress import Stages
 from .render import OutputFile, RenderContext, render
@@ -48,13 +48,15 @@ class Checked:
 class Memory:
     """What a process that builds again and again (serve's build process) keeps from one
     build to the next: the last evaluation (taken when nothing it reads changed:
-    evaluate.evaluate), the nodes of the last network.json read (parse.network_json.NodesRead)
-    and the content hashes of its beliefs (cache.texts)."""
+    evaluate.evaluate), the nodes of the last network.json read (parse.network_json.NodesRead),
+    the content hashes of its beliefs (cache.texts) and the manifest it saved (cache.Saved)."""
 
     evaluation: Evaluation | None = None
     nodes: NodesRead = field(default_factory=NodesRead)
     texts: dict[str, tuple[Belief, str]] = field(default_factory=dict)
     """id -> (Belief, its content hash) of the last build with a cache (cache.texts)."""
+    manifest: Saved | None = None
+    """The manifest the last build saved (cache.Saved): not read nor checked again."""
 
 
 def check(source: str | Path, limit: int = DEFAULT_LIMIT,
@@ -267,7 +269,7 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
     store, reused = None, None
     if cache is not None:
         with stages.stage("cache"):
-            store = Cache.open(cache)
+            store = Cache.open(cache, memory.manifest if memory is not None else None)
             reused = store.reusable(ctx, memory.texts if memory is not None else None)
             if memory is not None:
                 beliefs = ctx.evaluation.network.beliefs
@@ -299,6 +301,8 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
                     store.save(out, paths)
             except OSError as exc:  # the site is written; the next build is a cold one
                 diagnostics.append(_no_cache(store.folder, exc))
+            if memory is not None:
+                memory.manifest = store.saved if not problems else None
     return Built(kept, (*diagnostics, *problems), len(paths), not problems,
                  len(reused.files) if reused else 0, documents.hits if documents is not None else 0,
                  documents.unread if documents is not None else 0)

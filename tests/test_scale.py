@@ -1852,6 +1852,46 @@ def test_content_hashes_are_taken_for_the_very_same_belief_objects(generated, tm
     assert cache_module.texts(ctx, {one.id: (replace(one), "kept")}) != {one.id: "kept"}  # equal is not enough
 
 
+def test_a_process_building_again_takes_the_manifest_it_saved_while_the_file_is_the_one_it_wrote(
+        generated, tmp_path, monkeypatch):
+    """serve's build process: the manifest is neither read nor checked again; once another
+    build has written the file, it is read (and checked) again. Each build is the cold one."""
+    from site_builder.config import SiteConfig
+    from site_builder.pipeline import Memory, build
+    source, site, cache = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache"
+    shutil.copy(generated, source)
+    config, memory = SiteConfig(source=str(source), search=False), Memory()
+    assert build(config, site, cache=cache, memory=memory).written and memory.manifest is not None
+    read, checked = [], []
+    real_open, real_files = cache_module.Cache.open.__func__, cache_module._site_files
+
+    def opened(cls, folder, saved=None):
+        store = real_open(cls, folder, saved)
+        read.append(store.saved is None)  # read from the file, not taken from memory
+        return store
+
+    monkeypatch.setattr(cache_module.Cache, "open", classmethod(opened))
+    monkeypatch.setattr(cache_module, "_site_files", lambda old: checked.append(1) or real_files(old))
+    def cold() -> dict[str, str]:
+        shutil.rmtree(tmp_path / "cold", ignore_errors=True)
+        assert build(config, tmp_path / "cold").written
+        return tree_digest(tmp_path / "cold")
+
+    for edit in (_claim, lambda nodes: nodes[sorted(nodes)[3]].update(text="Another claim.")):
+        _edit(source, edit)
+        built = build(config, site, cache=cache, memory=memory)
+        assert built.written and built.reused > SIZE // 2
+        assert tree_digest(site) == cold()
+    assert read == [False, False] and checked == []
+    _edit(source, lambda nodes: nodes[sorted(nodes)[4]].update(text="A third claim."))
+    assert build(config, site, cache=cache).written  # another process: another Memory
+    _edit(source, lambda nodes: nodes[sorted(nodes)[5]].update(text="A fourth claim."))
+    built = build(config, site, cache=cache, memory=memory)
+    assert built.written and built.reused > SIZE // 2
+    assert read == [False, False, True, True] and checked == [1, 1]
+    assert tree_digest(site) == cold()
+
+
 SAFE_CASES = ["a", "a/b", "a/b/", "belief/x/index.html", "a/.../b", "..a", "a..", "a/..b/c", "a/b..",
               ".", "./a", "a/./b", "", "/", "/a", "a//b", "a/../b", "..", "../a", "a/..", "a/../", "//",
               "a\nb", "a\n/b", "é/ü"]
