@@ -1146,8 +1146,32 @@ def test_a_beliefs_reads_name_a_changed_belief_whatever_the_number_changed():
     @given(st.sets(st.integers(0, 60), max_size=40), st.lists(st.integers(0, 60), unique=True))
     def check(changed, reads):
         text = " ".join(map(str, sorted(reads)))
-        assert cache_module._READS.fullmatch(text) or not reads
+        assert cache_module._canonical_reads([text], 61)
         assert cache_module._reader_of(changed)(text) == any(r in changed for r in reads)
+    check()
+
+
+def test_reads_checked_at_once_are_checked_as_one_by_one():
+    """The manifest's reads are checked in one text (cache._canonical_reads): the answer is
+    the one a pattern per belief gives (indexes without leading zeros, one space apart, the
+    last below the count), for any strings of digits, spaces, newlines and other digits."""
+    import re
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    one = re.compile(r"(?:0|[1-9][0-9]*)(?: (?:0|[1-9][0-9]*))*")
+
+    def by_one(reads: list, count: int) -> bool:
+        return all(r == "" or one.fullmatch(r) and int(r.rpartition(" ")[2]) < count for r in reads if r is not None)
+
+    @settings(max_examples=2000, deadline=None)
+    @given(st.lists(st.none() | st.text("0123 \n٣x", max_size=8), max_size=5), st.integers(0, 400))
+    def check(reads, count):
+        try:
+            at_once = cache_module._canonical_reads(reads, count)
+        except ValueError:  # a digit that is not ASCII
+            at_once = False
+        assert at_once == bool(by_one(reads, count)), (reads, count)
     check()
 
 
