@@ -24,7 +24,7 @@ from .parse.network_json import NodesRead
 from .serialize import write_document, write_network_json, write_project
 from .config import SiteConfig
 from .evaluate.visibility import visible_ids
-from .cache import Cache, Reuse, Rows, Saved, locked
+from .cache import Cache, Reuse, Rows, Saved, keep_evaluation, kept_evaluation, locked
 from .documents_cache import DocumentsCache
 from .progress import Stages
 from .render import OutputFile, RenderContext, render
@@ -42,6 +42,9 @@ class Checked:
     parsed: Parsed
     evaluation: Evaluation
     diagnostics: tuple[Diagnostic, ...]
+    evaluated: bool = False
+    """Whether the whole network was evaluated here: a build cache then keeps the evaluation
+    (cache.keep_evaluation); False when one was taken from memory or the cache."""
 
 
 @dataclass
@@ -61,20 +64,24 @@ class Memory:
 
 def check(source: str | Path, limit: int = DEFAULT_LIMIT,
           known: Callable[[SourceFile], Facts | None] | None = None, vouched: Vouch | None = None,
-          memory: Memory | None = None) -> Checked:
+          memory: Memory | None = None, cache: Path | None = None) -> Checked:
     """Read and evaluate a source; collect all diagnostics (never raises on content).
     `known(file)` may give a document's facts from the build's cache (parse.parse),
-    `vouched` spare reading the documents it knows unchanged (load.load), and `memory`
-    what the last check in this process found (left holding this one's)."""
+    `vouched` spare reading the documents it knows unchanged (load.load), `memory`
+    what the last check in this process found (left holding this one's), and `cache` a
+    build cache folder whose kept evaluation is taken when nothing it read changed."""
     with _collector_paused():
         sources = load(source, vouched)
         parsed = parse(sources, known, memory.nodes if memory is not None else None)
-        evaluation = evaluate(parsed.network, limit, memory.evaluation if memory is not None else None)
+        previous = memory.evaluation if memory is not None else None
+        found = kept_evaluation(cache, parsed.network, limit) if cache is not None and previous is None else None
+        evaluation = found or evaluate(parsed.network, limit, previous)
         if memory is not None:
             memory.evaluation = evaluation
-    found = (*parsed.diagnostics, *evaluation.diagnostics,
-             *check_documents(parsed.facts, evaluation), *alias_problems(parsed.network))
-    return Checked(parsed, evaluation, tuple(sorted(set(found), key=Diagnostic.sort_key)))
+    found_problems = (*parsed.diagnostics, *evaluation.diagnostics,
+                      *check_documents(parsed.facts, evaluation), *alias_problems(parsed.network))
+    return Checked(parsed, evaluation, tuple(sorted(set(found_problems), key=Diagnostic.sort_key)),
+                   evaluated=found is None and previous is None)
 
 
 @contextmanager
@@ -189,7 +196,7 @@ def _build(config: SiteConfig, out: Path, keep_going: bool, strict: bool, diff_b
     with stages.stage("read and evaluate"):
         documents = DocumentsCache.open(cache) if cache is not None and misplaced is None else None
         checked = check(source, config.panel_max_items, documents.facts if documents else None,
-                        documents.vouch if documents else None, memory)
+                        documents.vouch if documents else None, memory, cache if misplaced is None else None)
         kept = _kept(checked, source, keep_going, strict)
     if kept is None:  # nothing is written; the documents' facts are kept all the same
         unsaved = _save_documents(documents, checked.parsed.facts, cache, waiting)
@@ -299,6 +306,8 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
             try:
                 if not problems:
                     store.save(out, paths)
+                if kept.evaluated:
+                    keep_evaluation(store.folder, kept.evaluation)
             except OSError as exc:  # the site is written; the next build is a cold one
                 diagnostics.append(_no_cache(store.folder, exc))
             if memory is not None:

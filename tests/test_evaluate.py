@@ -310,13 +310,31 @@ def test_a_previous_evaluation_stands_for_any_network_it_evaluates_the_same():
     check()
 
 
-def test_every_input_of_the_evaluation_is_compared():
-    """A change of any field the evaluation reads is evaluated afresh, locations included
-    (diagnostics carry them)."""
+def test_an_evaluation_kept_as_plain_data_is_the_same_evaluation():
+    """`as_data` and `from_data` (the build cache keeps evaluations between processes, in
+    marshal): any network's evaluation comes back equal, its dependents in the same order."""
+    import marshal
+
+    from hypothesis import given, settings
+
+    from site_builder.evaluate import as_data, from_data
+
+    @settings(max_examples=300, deadline=None)
+    @given(_networks())
+    def check(network):
+        before = evaluate(network)
+        again = from_data(network, marshal.loads(marshal.dumps(as_data(before))))
+        assert again == before and list(again.dependents) == list(before.dependents)
+        assert all(type(d).__name__ == "Dependent" for ds in again.dependents.values() for d in ds)
+    check()
+
+
+def _input_changes() -> tuple[Network, list[Network], Network]:
+    """A network, networks that change each field the evaluation reads, and one that changes
+    a claim only."""
     from dataclasses import replace
     base = net(premise("p"), derived("d", sl("p", "gone"), declared=OUT, path="d.md", line=3),
                premise("q", declared=OUT))
-    before = evaluate(base)
 
     def changed(belief_id: str, **fields) -> Network:
         return replace(base, beliefs={**base.beliefs, belief_id: replace(base.beliefs[belief_id], **fields)})
@@ -333,8 +351,39 @@ def test_every_input_of_the_evaluation_is_compared():
         replace(base, origin="other.json"),
         Network({i: base.beliefs[i] for i in ("q", "p", "d")}),  # another order: ties and traces follow it
     ]
+    return base, networks, changed("d", text="other words")
+
+
+def test_every_input_of_the_evaluation_is_compared():
+    """A change of any field the evaluation reads is evaluated afresh, locations included
+    (diagnostics carry them)."""
+    base, networks, reworded = _input_changes()
+    before = evaluate(base)
     for network in networks:
         again = evaluate(network, previous=before)
         assert again.status is not before.status and again == evaluate(network), network
     assert evaluate(base, limit=5, previous=before).limit == 5
-    assert evaluate(changed("d", text="other words"), previous=before).status is before.status
+    assert evaluate(reworded, previous=before).status is before.status
+
+
+def test_the_build_cache_keeps_an_evaluation_for_its_inputs_limit_and_code(tmp_path, monkeypatch):
+    """cache.kept_evaluation: taken for a network whose every input is the kept one's (a claim
+    edit), never for one that changes any, another limit or other code, nor from a damaged file."""
+    from site_builder import cache
+
+    base, networks, reworded = _input_changes()
+    cache.keep_evaluation(tmp_path, evaluate(base))
+    assert cache.kept_evaluation(tmp_path, reworded, 100) == evaluate(reworded)
+    assert cache.kept_evaluation(tmp_path, reworded, 100).network is reworded
+    for network in networks:
+        assert cache.kept_evaluation(tmp_path, network, 100) is None, network
+    assert cache.kept_evaluation(tmp_path, base, 5) is None
+    kept = tmp_path / cache.EVALUATION
+    data = kept.read_bytes()
+    for damaged in (data[:-1], data[:-3] + b"xyz", b"", data.partition(b"\n")[0]):
+        kept.write_bytes(damaged)
+        assert cache.kept_evaluation(tmp_path, base, 100) is None
+    kept.write_bytes(data)
+    assert cache.kept_evaluation(tmp_path, base, 100) == evaluate(base)
+    monkeypatch.setattr(cache, "code_digest", lambda: "another version")
+    assert cache.kept_evaluation(tmp_path, base, 100) is None

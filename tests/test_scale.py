@@ -1916,6 +1916,26 @@ def test_a_process_building_again_takes_the_manifest_it_saved_while_the_file_is_
     assert tree_digest(site) == cold()
 
 
+def test_a_build_takes_the_evaluation_the_last_one_kept_while_nothing_it_reads_changed(
+        cli, generated, tmp_path, monkeypatch):
+    """A claim edit evaluates nothing (cache.kept_evaluation); a retraction evaluates again,
+    and keeps that evaluation. Each build is the cold one."""
+    source, site, cache = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache"
+    shutil.copy(generated, source)
+    _build(cli, source, site, "--cache-dir", cache)
+    assert (cache / cache_module.EVALUATION).is_file()
+    evaluated = []
+    monkeypatch.setattr(pipeline, "evaluate", lambda *a, real=pipeline.evaluate: evaluated.append(1) or real(*a))
+    nodes = json.loads(source.read_text(encoding="utf-8"))["nodes"]
+    busy = _busy_premise(nodes)
+    for edit, count in ((_claim, 0), (_set(busy, "OUT"), 1), (_premise_claim, 0)):
+        _edit(source, edit)
+        _build(cli, source, site, "--cache-dir", cache)
+        assert len(evaluated) == count
+        assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+        evaluated.clear()
+
+
 SAFE_CASES = ["a", "a/b", "a/b/", "belief/x/index.html", "a/.../b", "..a", "a..", "a/..b/c", "a/b..",
               ".", "./a", "a/./b", "", "/", "/a", "a//b", "a/../b", "..", "../a", "a/..", "a/../", "//",
               "a\nb", "a\n/b", "é/ü"]

@@ -18,7 +18,7 @@ from ..diagnostics import Diagnostic
 from ..model import IN, OUT, Belief, Network
 from .truth import evaluate_component, is_retracted, justification_valid, references, supporting
 
-__all__ = ["Evaluation", "Dependent", "evaluate", "DEFAULT_LIMIT"]
+__all__ = ["Evaluation", "Dependent", "evaluate", "as_data", "from_data", "inputs", "DEFAULT_LIMIT"]
 
 DEFAULT_LIMIT = 100
 
@@ -94,9 +94,9 @@ def _through_outlist(beliefs: Mapping[str, Belief], group: Sequence[str]) -> boo
 def evaluate(network: Network, limit: int = DEFAULT_LIMIT, previous: Evaluation | None = None) -> Evaluation:
     """Network -> Evaluation (truth values, depth, dependents, trace, diagnostics). With the
     `previous` evaluation (serve's build process keeps it), a network whose every input to the
-    evaluation is the same (`_inputs`: after an edit of claims or summaries that moves no line)
+    evaluation is the same (`inputs`: after an edit of claims or summaries that moves no line)
     takes its results."""
-    if previous is not None and previous.limit == limit and _inputs(previous.network) == _inputs(network):
+    if previous is not None and previous.limit == limit and inputs(previous.network) == inputs(network):
         return replace(previous, network=network)
     beliefs = network.beliefs
     found: list[Diagnostic] = []
@@ -133,7 +133,27 @@ _JUSTIFICATION_INPUTS = attrgetter("type", "antecedents", "outlist", "label", "l
 _BELIEF_INPUTS = attrgetter("id", "declared", "retracted", "retract_reason", "retracted_at", "path", "line")
 
 
-def _inputs(network: Network) -> tuple:
+def as_data(evaluation: Evaluation) -> tuple:
+    """The evaluation's results as plain values (dicts, lists, tuples, strings, numbers), which
+    `from_data` makes an Evaluation of again: what a build cache keeps between processes."""
+    ev = evaluation
+    return (dict(ev.status), sorted(ev.pinned), dict(ev.supporting), dict(ev.depth),
+            {k: [tuple(d) for d in v] for k, v in ev.dependents.items() if v}, dict(ev.trace),
+            dict(ev.component), dict(ev.members), sorted(ev.outlist_cycle), ev.limit,
+            [(d.path, d.line, d.code, d.message, d.hint) for d in ev.diagnostics])
+
+
+def from_data(network: Network, data: tuple) -> Evaluation:
+    """The Evaluation `as_data` gave `data` of, for `network` (whose every input to `evaluate`
+    is the evaluated network's: see `inputs`). Malformed data raises TypeError or ValueError."""
+    status, pinned, supporting, depth, cited, trace, component, members, cycles, limit, found = data
+    dependents = {k: () for k in network.beliefs}  # in the network's order, as `_dependents` gives them
+    dependents.update((k, tuple(Dependent(*d) for d in v)) for k, v in cited.items())
+    return Evaluation(network, status, frozenset(pinned), supporting, depth, dependents, trace, component,
+                      members, frozenset(cycles), limit, tuple(Diagnostic(*d) for d in found))
+
+
+def inputs(network: Network) -> tuple:
     """Everything `evaluate` reads, in the network's order (which orders ties and traces):
     each belief's justifications, status fields and location (diagnostics carry it), and
     the nogoods. Claims, summaries and other metadata are not among them."""
