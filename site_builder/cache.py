@@ -35,8 +35,9 @@ Diagrams laid out by Graphviz (drawn before the pages, outside the recorded read
 reuse off. The result is the same site a cold build writes (tests/test_scale.py). A build
 holds the folder's `lock` (`locked`) from reading the manifest to saving the next one. The
 folder also holds the last search bundle (SEARCH_BUNDLE), the parsed documents
-(documents_cache.py), the rows of the listings and exports (`Rows`) and the compiled
-templates (`Rows.compiled_templates`).
+(documents_cache.py), the rows of the listings and exports and the values of the structure
+they use (`Rows`, `Rows.whole`), the compiled templates (`Rows.compiled_templates`) and the
+last evaluation (`kept_evaluation`).
 """
 
 from __future__ import annotations
@@ -178,8 +179,8 @@ def kept_evaluation(folder: Path, network: Network, limit: int) -> Evaluation | 
         if head.decode("ascii") != f"{FORMAT} {_evaluation_key(network, limit)} {digest(data)}":
             return None  # another network, code or limit; or damaged
         return from_data(network, marshal.loads(data))
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
+    except (OSError, ValueError, EOFError, TypeError, AttributeError, KeyError, IndexError):
+        return None  # the digest passed, yet not what `keep_evaluation` writes: not ours
 
 
 def keep_evaluation(folder: Path, evaluation: Evaluation) -> None:
@@ -271,7 +272,8 @@ def _fingerprint(value: object) -> bytes:
 
 def _canonical_reads(reads: list, count: int) -> bool:
     """Whether every belief's reads in the manifest (None, or indexes into its `count` ids, in
-    decimal without leading zeros, one space apart, ascending: the last is the largest) are
+    decimal without leading zeros, one space apart; saved sorted, so only the last is compared
+    with the count) are
     written so: the search for changed indexes (`_reader_of`) would miss one written
     otherwise. Checked in one text (a regex per belief took 27 ms of 10,000); one that is
     not a string raises TypeError."""
@@ -576,9 +578,9 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
 
 class _RowPart:
-    """One part's rows in `<part>.rows`: a line of JSON, {"format", "salt", "ids",
-    "contents": [content hash and state per id], "ends": [the byte where each row ends],
-    "sep", "crc": the rows' CRC-32}, then the rows as UTF-8, `sep` between them (a lone
+    """One part's rows in `<part>.rows`: a line with the CRC-32 of the rest, a line of JSON,
+    {"format", "salt", "ids", "contents": [content hash and state per id], "ends": [the
+    byte where each row ends], "sep"}, then the rows as UTF-8, `sep` between them (a lone
     surrogate of a bad claim kept as is). Rows as JSON strings took 0.2 s of a 10k claim
     edit's worker time to decode: their HTML is dense in quotes and non-ASCII text. The rows
     stay bytes: `joined` gives bytes an export writes as they are (decoding 10 MB of records
@@ -608,21 +610,25 @@ class _RowPart:
         """The last build's rows (`self._rows`), and their ids, contents, starts and ends, in order."""
         self._rows = b""
         try:
-            head, _, rows = self._path.read_bytes().partition(b"\n")
+            check, _, rest = self._path.read_bytes().partition(b"\n")
+            if check != b"%d" % zlib.crc32(rest):
+                return  # damaged
+            head, _, rows = rest.partition(b"\n")
             data = json.loads(head)
             if not (type(data) is dict and data.get("format") == FORMAT and data.get("salt") == self._salt):
                 return
-            ids, contents, ends, sep, crc = data["ids"], data["contents"], data["ends"], data["sep"], data["crc"]
+            ids, contents, ends, sep = data["ids"], data["contents"], data["ends"], data["sep"]
         except (OSError, ValueError, RecursionError, KeyError, TypeError):
             return
         if not (type(ids) is list and type(contents) is list and type(ends) is list and type(sep) is str
                 and len(ids) == len(contents) == len(ends) and all(type(i) is str for i in ids)
-                and all(type(c) is str for c in contents) and all(type(e) is int for e in ends)
-                and crc == zlib.crc32(rows)):
+                and all(type(c) is str for c in contents) and all(type(e) is int for e in ends)):
             return
-        gap = len(sep.encode("utf-8", "surrogatepass"))
+        between = sep.encode("utf-8", "surrogatepass")
+        gap = len(between)
         starts = [0, *(end + gap for end in ends[:-1])]
-        if not all(0 <= a <= b for a, b in zip(starts, ends)) or (ends and ends[-1] != len(rows)):
+        if not all(0 <= a <= b for a, b in zip(starts, ends)) or (ends and ends[-1] != len(rows)) \
+                or gap and not all(rows[end:end + gap] == between for end in ends[:-1]):
             return
         self._rows, self._ids, self._contents, self._starts, self._ends, self._sep = \
             rows, ids, contents, starts, ends, sep
@@ -695,9 +701,10 @@ class _RowPart:
         blob = sep.join(rows)
         head = json.dumps({"format": FORMAT, "salt": self._salt, "ids": list(self._new),
                            "contents": [content for content, _ in self._new.values()],
-                           "ends": ends, "sep": self._new_sep, "crc": zlib.crc32(blob)}, separators=(",", ":"))
+                           "ends": ends, "sep": self._new_sep}, separators=(",", ":"))
+        rest = head.encode("utf-8") + b"\n" + blob
         try:
-            replace_file(self._path, head.encode("utf-8") + b"\n" + blob)
+            replace_file(self._path, b"%d\n" % zlib.crc32(rest) + rest)
             self._path.with_suffix(".json").unlink(missing_ok=True)  # the same rows as kept before format 2
         except OSError:
             pass  # the rows only save time; the next build makes them again

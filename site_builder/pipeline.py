@@ -80,8 +80,10 @@ def check(source: str | Path, limit: int = DEFAULT_LIMIT,
             memory.evaluation = evaluation
     found_problems = (*parsed.diagnostics, *evaluation.diagnostics,
                       *check_documents(parsed.facts, evaluation), *alias_problems(parsed.network))
+    # evaluate hands back the previous one's very results when nothing it reads changed
+    taken = found is not None or previous is not None and evaluation.status is previous.status
     return Checked(parsed, evaluation, tuple(sorted(set(found_problems), key=Diagnostic.sort_key)),
-                   evaluated=found is None and previous is None)
+                   evaluated=not taken)
 
 
 @contextmanager
@@ -306,10 +308,13 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
             try:
                 if not problems:
                     store.save(out, paths)
-                if kept.evaluated:
-                    keep_evaluation(store.folder, kept.evaluation)
             except OSError as exc:  # the site is written; the next build is a cold one
                 diagnostics.append(_no_cache(store.folder, exc))
+            try:
+                if kept.evaluated:
+                    keep_evaluation(store.folder, kept.evaluation)
+            except (OSError, ValueError):  # it only saves time (ValueError: what marshal cannot write)
+                pass
             if memory is not None:
                 memory.manifest = store.saved if not problems else None
     return Built(kept, (*diagnostics, *problems), len(paths), not problems,

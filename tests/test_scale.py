@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -681,19 +682,27 @@ def test_rows_are_written_back_only_when_many_were_made(tmp_path):
     assert made == []
 
 
+def _sealed(rest: bytes) -> bytes:
+    """A rows file holding `rest` after its first line, the CRC-32 of `rest`: damage the
+    checks after the CRC must find."""
+    return b"%d\n" % zlib.crc32(rest) + rest
+
+
 def _rows_file(head: dict, rows: bytes) -> bytes:
-    return json.dumps(head).encode() + b"\n" + rows
+    return _sealed(json.dumps(head).encode() + b"\n" + rows)
 
 
 def _head(**changes):
-    """A damage of the rows file's first line."""
+    """A damage of the rows file's line of JSON."""
     return lambda head, rows: _rows_file({**head, **changes}, rows)
 
 
 ROW_DAMAGE = {
-    "not JSON": lambda head, rows: b"{\n" + rows,
-    "no first line": lambda head, rows: rows,
-    "not an object": lambda head, rows: b"[]\n" + rows,
+    "not JSON": lambda head, rows: _sealed(b"{\n" + rows),
+    "no CRC line": lambda head, rows: json.dumps(head).encode() + b"\n" + rows,
+    "a wrong CRC": lambda head, rows: b"0" + _rows_file(head, rows),
+    "a byte changed": lambda head, rows: _rows_file(head, rows).replace(b"<tr", b"<tR", 1),  # the CRC tells
+    "not an object": lambda head, rows: _sealed(b"[]\n" + rows),
     "another salt": _head(salt="0" * 32),
     "another format": _head(format=0),
     "no ends": lambda head, rows: _rows_file({k: v for k, v in head.items() if k != "ends"}, rows),
@@ -703,11 +712,17 @@ ROW_DAMAGE = {
     "ends a string": lambda head, rows: _rows_file({**head, "ends": [str(e) for e in head["ends"]]}, rows),
     "ends going back": lambda head, rows: _rows_file({**head, "ends": [*head["ends"][:-2], 0, head["ends"][-1]]}, rows),
     "one end fewer": lambda head, rows: _rows_file({**head, "ends": head["ends"][:-1]}, rows),
+    "an end moved": lambda head, rows: _rows_file({**head, "ends": [head["ends"][0] - 1, *head["ends"][1:]]}, rows),
     "rows cut short": lambda head, rows: _rows_file(head, rows[:-10]),
     "rows not UTF-8": lambda head, rows: _rows_file(head, b"\xff" + rows),
-    "a byte changed": lambda head, rows: _rows_file(head, rows.replace(b"<tr", b"<tR", 1)),  # the CRC tells
-    "nested too deep": lambda head, rows: b"[" * 100_000 + b"]" * 100_000 + b"\n" + rows,
+    "nested too deep": lambda head, rows: _sealed(b"[" * 100_000 + b"]" * 100_000 + b"\n" + rows),
 }
+
+
+def _rows_parts(data: bytes) -> tuple[dict, bytes]:
+    """A rows file's line of JSON and its rows (after the CRC line)."""
+    head, _, rows = data.partition(b"\n")[2].partition(b"\n")
+    return json.loads(head), rows
 
 
 @pytest.mark.parametrize("damage", list(ROW_DAMAGE))
@@ -715,14 +730,13 @@ def test_damaged_rows_are_made_again(cli, tmp_path, monkeypatch, damage):
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
     kept = cache / "rows" / "index_row.rows"
-    head, _, rows = kept.read_bytes().partition(b"\n")
-    kept.write_bytes(ROW_DAMAGE[damage](json.loads(head), rows))
+    kept.write_bytes(ROW_DAMAGE[damage](*_rows_parts(kept.read_bytes())))
     made = _made_rows(monkeypatch)
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
     beliefs = json.loads((site / "beliefs.json").read_text())["beliefs"]
     assert len(made["index_row"]) == len(beliefs) and "records" not in made
     assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
-    assert json.loads(kept.read_bytes().partition(b"\n")[0])["format"] == cache_module.FORMAT  # made again, kept
+    assert _rows_parts(kept.read_bytes())[0]["format"] == cache_module.FORMAT  # made again, kept
 
 
 def test_rows_kept_before_format_2_are_removed_when_rows_are_written(cli, tmp_path):
@@ -1934,6 +1948,15 @@ def test_a_build_takes_the_evaluation_the_last_one_kept_while_nothing_it_reads_c
         assert len(evaluated) == count
         assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
         evaluated.clear()
+    # A process that keeps its last evaluation (serve's) keeps the one it made afresh on disk too.
+    from site_builder.config import SiteConfig
+    from site_builder.pipeline import Memory, build
+    config, memory = SiteConfig(source=str(source), search=False), Memory()
+    kept = (cache / cache_module.EVALUATION).read_bytes()
+    for edit, again in ((_claim, False), (_set(busy, "IN"), True)):
+        _edit(source, edit)
+        assert build(config, site, cache=cache, memory=memory).written
+        assert ((cache / cache_module.EVALUATION).read_bytes() != kept) == again
 
 
 SAFE_CASES = ["a", "a/b", "a/b/", "belief/x/index.html", "a/.../b", "..a", "a..", "a/..b/c", "a/b..",

@@ -90,7 +90,8 @@ def test_a_listing_template_may_loop_over_its_rows_or_write_them_whole(cli, tmp_
     (overrides / "premises.html").write_text(
         "{% extends 'base.html' %}{% block main %}<p>{{ rows|length }} rows</p>"
         "<ol>{% for row in rows %}<li class=\"row\">{{ row }}</li>{% endfor %}</ol>"
-        "<div class=\"whole\">{{ rows }}</div>{% endblock %}")
+        "<div class=\"whole\">{{ rows }}</div><p class=\"first\">{{ rows[0] }}</p>"
+        "<p class=\"last\">{{ rows|last }}</p><p class=\"text\">{{ rows|string }}</p>{% endblock %}")
     config = tmp_path / "mkdocs.yml"
     config.write_text(f"site_name: t\nplugins:\n  - beliefs:\n      source: {EXAMPLE}\n      templates: my-theme\n")
     pages = []
@@ -102,8 +103,10 @@ def test_a_listing_template_may_loop_over_its_rows_or_write_them_whole(cli, tmp_
     rows = re.findall(r'<li class="row">(<tr>.*?</tr>)</li>', page, flags=re.S)
     assert len(rows) > 1 and f"<p>{len(rows)} rows</p>" in page
     assert all('class="claim-echo"' in row and "&lt;" not in row for row in rows)  # HTML, not escaped
-    whole = re.search(r'<div class="whole">(.*)</div>', page, flags=re.S).group(1)
+    whole = re.search(r'<div class="whole">(.*?)</div><p class="first">', page, flags=re.S).group(1)
     assert whole == "".join(row + "\n" for row in rows)
+    assert f'<p class="first">{rows[0]}</p>' in page and f'<p class="last">{rows[-1]}</p>' in page
+    assert "&lt;tr&gt;" in page and " object at 0x" not in page  # |string: the text, escaped
     assert pages[1] == page
 
 

@@ -145,7 +145,8 @@ def as_data(evaluation: Evaluation) -> tuple:
 
 def from_data(network: Network, data: tuple) -> Evaluation:
     """The Evaluation `as_data` gave `data` of, for `network` (whose every input to `evaluate`
-    is the evaluated network's: see `inputs`). Malformed data raises TypeError or ValueError."""
+    is the evaluated network's: see `inputs`). Other data raises (TypeError, ValueError,
+    AttributeError...)."""
     status, pinned, supporting, depth, cited, trace, component, members, cycles, limit, found = data
     dependents = {k: () for k in network.beliefs}  # in the network's order, as `_dependents` gives them
     dependents.update((k, tuple(Dependent(*d) for d in v)) for k, v in cited.items())

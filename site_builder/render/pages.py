@@ -10,7 +10,7 @@ import traceback
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator
 
 import jinja2
 from markupsafe import Markup
@@ -260,13 +260,24 @@ class ListingRows:
     def __html__(self) -> str:
         return self._html
 
+    __str__ = __html__
+
     def __len__(self) -> int:
         return self._count
 
-    def __iter__(self) -> Iterator[Markup]:
+    def _made(self) -> list[Markup]:
         if self._rows is None:
             self._rows = self._each()
-        return iter(self._rows)
+        return self._rows
+
+    def __iter__(self) -> Iterator[Markup]:
+        return iter(self._made())
+
+    def __reversed__(self) -> Iterator[Markup]:
+        return reversed(self._made())
+
+    def __getitem__(self, index: int | slice) -> Markup | list[Markup]:
+        return self._made()[index]
 
 
 def _rows(ctx: RenderContext, env: jinja2.Environment, macro: str, ids: list[str],
