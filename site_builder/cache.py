@@ -48,6 +48,7 @@ import io
 import json
 import marshal
 import os
+import re
 import sys
 import zipfile
 import zlib
@@ -270,29 +271,22 @@ def _fingerprint(value: object) -> bytes:
         return b"r" + repr(value).encode("utf-8", "surrogatepass")
 
 
+_READS = re.compile(r"(?:0|[1-9][0-9]*)(?: (?:0|[1-9][0-9]*))*")
+"""A belief's reads in the manifest: indexes into its ids, one space apart (or none)."""
+
+
 def _canonical_reads(reads: list, count: int) -> bool:
-    """Whether every belief's reads in the manifest (None, or indexes into its `count` ids, in
-    decimal without leading zeros, one space apart; saved sorted, so only the last is compared
-    with the count) are
-    written so: the search for changed indexes (`_reader_of`) would miss one written
-    otherwise. Checked in one text (a regex per belief took 27 ms of 10,000); one that is
-    not a string raises TypeError."""
-    present = [r for r in reads if r is not None]
-    if not present:
-        return True
-    text = "\n".join(present).encode("ascii")  # UnicodeEncodeError (a ValueError): not digits
-    if text.translate(None, b"0123456789 \n") or text.count(b"\n") != len(present) - 1 \
-            or text.startswith(b" ") or text.endswith(b" ") or b"  " in text or b" \n" in text or b"\n " in text:
-        return False  # not only digits and spaces, or a space too many
-    if text[:1] == b"0" and text[1:2].isdigit():
-        return False
-    for lead in (b" 0", b"\n0"):  # rare: only index 0 starts with a zero
-        at = text.find(lead)
-        while at >= 0:
-            if text[at + 2:at + 3].isdigit():
-                return False
-            at = text.find(lead, at + 2)
-    return all(int(r.rpartition(" ")[2]) < count for r in present if r)
+    """Whether every belief's reads in the manifest (None, or `_READS` below `count`; saved
+    sorted, so only the last is compared) are written so: the search for changed indexes
+    (`_reader_of`) would miss one written otherwise. One that is not a string raises TypeError."""
+    for r in reads:
+        if r is None:
+            continue
+        if type(r) is not str:
+            raise TypeError("a belief's reads are not a string")
+        if r and not (_READS.fullmatch(r) and int(r.rpartition(" ")[2]) < count):
+            return False
+    return True
 
 
 def _reader_of(changed: set[int]) -> Callable[[str], bool]:
@@ -326,6 +320,20 @@ class Saved:
     manifest: dict
     files: frozenset[str]
     """Every file it lists (`_site_files`)."""
+
+
+def _sealed(rest: bytes) -> bytes:
+    """`rest` after a line with its CRC-32, which `_unsealed` checks (2 ms for 10 MB)."""
+    return b"%d\n" % zlib.crc32(rest) + rest
+
+
+def _unsealed(path: Path) -> bytes | None:
+    """What `_sealed` gave the file at `path`, or None when it is missing or damaged."""
+    try:
+        check, _, rest = path.read_bytes().partition(b"\n")
+    except OSError:
+        return None
+    return rest if check == b"%d" % zlib.crc32(rest) else None
 
 
 def _identity(path: Path) -> tuple[int, int, int] | None:
@@ -527,20 +535,16 @@ class Rows:
 
     def whole(self, name: str, make: Callable[[], bytes]) -> bytes:
         """A value of the structure, which the salt alone decides (render/rows.py `structural`):
-        the last build's, kept in `<name>.whole` with its salt and CRC-32, else made and kept."""
+        the last build's, kept in `<name>.whole` after a line of its format and salt, else
+        made and kept."""
         path = self.folder / ROWS / f"{name}.whole"
-        try:
-            head, _, value = path.read_bytes().partition(b"\n")
-            data = json.loads(head)
-            if type(data) is dict and data.get("format") == FORMAT and data.get("salt") == self.salt \
-                    and data.get("crc") == zlib.crc32(value):
-                return value
-        except (OSError, ValueError, RecursionError):
-            pass
+        head = json.dumps({"format": FORMAT, "salt": self.salt}).encode("ascii")
+        kept = _unsealed(path)
+        if kept is not None and kept.partition(b"\n")[0] == head:
+            return kept.partition(b"\n")[2]
         value = make()
-        head = json.dumps({"format": FORMAT, "salt": self.salt, "crc": zlib.crc32(value)})
         try:
-            replace_file(path, head.encode("ascii") + b"\n" + value)
+            replace_file(path, _sealed(head + b"\n" + value))
         except OSError:
             pass  # it only saves time
         return value
@@ -609,16 +613,16 @@ class _RowPart:
     def _load(self) -> None:
         """The last build's rows (`self._rows`), and their ids, contents, starts and ends, in order."""
         self._rows = b""
+        rest = _unsealed(self._path)
+        if rest is None:
+            return  # none, or damaged
         try:
-            check, _, rest = self._path.read_bytes().partition(b"\n")
-            if check != b"%d" % zlib.crc32(rest):
-                return  # damaged
             head, _, rows = rest.partition(b"\n")
             data = json.loads(head)
             if not (type(data) is dict and data.get("format") == FORMAT and data.get("salt") == self._salt):
                 return
             ids, contents, ends, sep = data["ids"], data["contents"], data["ends"], data["sep"]
-        except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        except (ValueError, RecursionError, KeyError, TypeError):
             return
         if not (type(ids) is list and type(contents) is list and type(ends) is list and type(sep) is str
                 and len(ids) == len(contents) == len(ends) and all(type(i) is str for i in ids)
@@ -702,9 +706,8 @@ class _RowPart:
         head = json.dumps({"format": FORMAT, "salt": self._salt, "ids": list(self._new),
                            "contents": [content for content, _ in self._new.values()],
                            "ends": ends, "sep": self._new_sep}, separators=(",", ":"))
-        rest = head.encode("utf-8") + b"\n" + blob
         try:
-            replace_file(self._path, b"%d\n" % zlib.crc32(rest) + rest)
+            replace_file(self._path, _sealed(head.encode("utf-8") + b"\n" + blob))
             self._path.with_suffix(".json").unlink(missing_ok=True)  # the same rows as kept before format 2
         except OSError:
             pass  # the rows only save time; the next build makes them again

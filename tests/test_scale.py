@@ -1165,9 +1165,9 @@ def test_a_beliefs_reads_name_a_changed_belief_whatever_the_number_changed():
     check()
 
 
-def test_reads_checked_at_once_are_checked_as_one_by_one():
-    """The manifest's reads are checked in one text (cache._canonical_reads): the answer is
-    the one a pattern per belief gives (indexes without leading zeros, one space apart, the
+def test_the_manifests_reads_are_checked_as_canonical_indexes():
+    """The manifest's reads (cache._canonical_reads): the answer is the one a pattern per
+    belief gives (indexes without leading zeros, one space apart, the
     last below the count), for any strings of digits, spaces, newlines and other digits."""
     import re
     from hypothesis import given, settings
