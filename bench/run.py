@@ -399,10 +399,19 @@ def _label(n: int) -> str:
     return f"{n // 1000}k" if n % 1000 == 0 and n >= 1000 else str(n)
 
 
-def edited_claim(network: Path, target: Path) -> str:
+EDIT = "Edited for the rebuild benchmark."
+
+
+def edited_claim(network: Path, target: Path, tail: bool = False) -> str:
+    """Edit the claim of the middle belief: at its start, which the pages of its neighbours
+    show beside their links to it and in their diagrams, so those pages are rendered again;
+    or (`tail`) at its end, past the 200 characters they show (render.views.CLAIM_ECHO), so
+    only its own page is: then the middle one of the beliefs with longer claims."""
     data = json.loads(network.read_text(encoding="utf-8"))
-    belief_id = sorted(data["nodes"])[len(data["nodes"]) // 2]
-    data["nodes"][belief_id]["text"] += " Edited for the rebuild benchmark."
+    ids = sorted(i for i, n in data["nodes"].items() if not tail or len(n["text"]) > 250) or sorted(data["nodes"])
+    belief_id = ids[len(ids) // 2]
+    node = data["nodes"][belief_id]
+    node["text"] = f"{node['text']} {EDIT}" if tail else f"{EDIT} {node['text']}"
     target.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
     return belief_id
 
@@ -466,6 +475,7 @@ def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], ski
 
 EDITED = "rebuild: 1 claim edited (incremental, no search)"
 EDITED_WARM = "rebuild: 1 claim edited, page cache warm (incremental, no search)"
+EDITED_TAIL = "rebuild: 1 claim edited past what other pages show (incremental, no search)"
 SERVED = "rebuild in serve's build process: 1 claim edited (no search)"
 SERVED_SEARCH = "rebuild in serve's build process: 1 claim edited (with search), pages in place"
 QUIETLY_RETRACTED = "rebuild: quiet premise retracted (incremental, no search)"
@@ -527,6 +537,10 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     _log(f"{name}: incremental rebuild after editing {belief_id} again, page cache warm")
     warm = _incremental(rows, cold, EDITED_WARM, build(source, site, work, f"{name}-rebuild-edit-warm", *cached,
                                                         drop=False))
+    tail_id = edited_claim(source, source, tail=True)
+    _log(f"{name}: incremental rebuild after editing the end of {tail_id}'s claim")
+    tail = _incremental(rows, cold, EDITED_TAIL, build(source, site, work, f"{name}-rebuild-edit-tail", *cached))
+    _note(tail, f"{tail_id}: past the 200 characters of its claim that other pages show")
     served = _incremental(rows, cold, SERVED, serve_rebuild(network, source, work, name))
     _note(served, "the request only: the process is up and has built the network once; "
                   "peak RSS: the build process's, base build included")
@@ -563,7 +577,9 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     return {**documents, "input": name, "beliefs": n, "cold_no_search_s": cold.wall_s,
             "claim_edited_s": edit.wall_s, "claim_edited_speedup": _speedup(cold, edit),
             "claim_edited_kept": edit.extra["kept"], "claim_edited_warm_s": warm.wall_s,
-            "claim_edited_warm_speedup": _speedup(cold, warm), "serve_claim_edited_s": served.wall_s,
+            "claim_edited_warm_speedup": _speedup(cold, warm), "claim_tail_edited_s": tail.wall_s,
+            "claim_tail_edited_speedup": _speedup(cold, tail), "claim_tail_edited_kept": tail.extra["kept"],
+            "serve_claim_edited_s": served.wall_s,
             "serve_claim_edited_speedup": _speedup(cold, served), "serve_search_pages_s": served_search.wall_s,
             "serve_search_done_s": served_search.extra["search_s"], "quiet_retracted_s": quiet.wall_s,
             "quiet_retracted_speedup": _speedup(cold, quiet), "quiet_retracted_kept": quiet.extra["kept"],
@@ -594,14 +610,14 @@ def serve_rebuild(network: Path, edited: Path, work: Path, name: str, search: bo
 
 
 def edited_document(network: Path, folder: Path) -> str:
-    """Append a sentence to the claim of the middle belief's document; its id."""
+    """Put a sentence before the claim of the middle belief's document; its id."""
     nodes = json.loads(network.read_text(encoding="utf-8"))["nodes"]
     belief_id = sorted(nodes)[len(nodes) // 2]
     document = folder / f"{belief_id}.md"
     claim, text = nodes[belief_id]["text"], document.read_text(encoding="utf-8")
     if claim not in text:
         raise SystemExit(f"bench: the claim of {belief_id} is not in {document} as it is; cannot edit it")
-    document.write_text(text.replace(claim, claim + " Edited for the rebuild benchmark.", 1), encoding="utf-8")
+    document.write_text(text.replace(claim, f"{EDIT} {claim}", 1), encoding="utf-8")  # as edited_claim
     return belief_id
 
 
@@ -642,7 +658,9 @@ def incremental_summary(found: dict) -> str:
     return (f"incremental rebuild at {found['input']} (no search): cold {found['cold_no_search_s']:.2f} s / "
             f"1 claim edited {found['claim_edited_s']:.2f} s = {x(found['claim_edited_speedup'])} "
             f"(target >= 10x), {found['claim_edited_kept']}/{found['beliefs']} pages kept; page cache warm "
-            f"{found['claim_edited_warm_s']:.2f} s = {x(found['claim_edited_warm_speedup'])}; in serve's build "
+            f"{found['claim_edited_warm_s']:.2f} s = {x(found['claim_edited_warm_speedup'])}; edited past what "
+            f"other pages show {found['claim_tail_edited_s']:.2f} s = {x(found['claim_tail_edited_speedup'])}, "
+            f"{found['claim_tail_edited_kept']} kept; in serve's build "
             f"process {found['serve_claim_edited_s']:.2f} s = {x(found['serve_claim_edited_speedup'])} (with search: pages "
             f"in place {found['serve_search_pages_s']:.2f} s, search bundle {found['serve_search_done_s']:.2f} s); a quiet "
             f"premise retracted {found['quiet_retracted_s']:.2f} s = {x(found['quiet_retracted_speedup'])}, "

@@ -9,7 +9,8 @@ manifest of the last successful build:
   show the site's IN/OUT counts). When it differs, every belief is rendered (a cold build).
 - `ids` and `texts`: for each belief, a hash of its own content (claim, summary, metadata,
   declared status, retraction...) and what the evaluation says of it (`state`: IN or OUT,
-  pinned, the supporting justification).
+  pinned, the supporting justification); `shown`: a hash of what the files of other beliefs
+  may show of it (its content with the claim cut to what they show, `shown`).
 - `reads`, `files`: for each belief, the beliefs its files read (their content or state:
   render.belief records the lookups, those of explain and impact panels included), as one
   string of indexes into `ids` ("0 17 503"), and the files it wrote; `site`: the site's
@@ -23,9 +24,11 @@ cold build (a wrong index in `reads` would otherwise keep a page that shows a ch
 and be saved again). Its fields are still checked, so that even one edited and hashed again
 never stops a build with a traceback.
 
-With an equal salt, a belief is rendered again only when a belief it read changed its
-content or state (a status flip renders the pages that show or compute from a flipped
-belief, not every page); otherwise its files are kept: left in place when the build writes into the folder
+With an equal salt, a belief is rendered again only when its own content or state changed,
+or a belief it read changed what other beliefs' files show of it or its state (a status
+flip renders the pages that show or compute from a flipped belief, not every page; a claim
+edit past the 200 characters other pages echo renders the belief's own files only);
+otherwise its files are kept: left in place when the build writes into the folder
 the last one wrote (write.update_site), hard-linked from it into a new folder otherwise (a
 build into another folder, or a CLI build that keeps under 70% of the pages:
 pipeline._swap_is_quicker). Listings, exports and the search bundle are always rebuilt,
@@ -76,6 +79,7 @@ from .model import Belief, Justification, Network
 from .render import OutputFile, RenderContext
 from .render.belief import Outputs
 from .render.pages import templates_dir
+from .render.views import claim_shown_elsewhere
 from .write import MARKER, all_safe_relative, remove_tree, replace_file, safe_relative
 
 __all__ = ["Cache", "Reuse", "Rows", "Saved", "DEFAULT_FOLDER", "MANIFEST", "ROWS", "SEARCH_BUNDLE", "cache_folder",
@@ -92,7 +96,7 @@ ROWS = "rows"
 """Folder of the rows of the site's own files, one file per part (render/rows.py)."""
 TEMPLATES = "templates"
 """Folder of the compiled templates (`Rows.compiled_templates`)."""
-FORMAT = 4
+FORMAT = 5
 
 
 def cache_folder(config: SiteConfig, explicit: str | None = None) -> Path:
@@ -271,6 +275,33 @@ def _fingerprint(value: object) -> bytes:
         return b"r" + repr(value).encode("utf-8", "surrogatepass")
 
 
+_TEXT = _NAMES[Belief].index("text")
+
+
+def shown(ctx: RenderContext, contents: Mapping[str, str], old: dict, salt_: str) -> dict[str, str]:
+    """id -> hash of what the files of other beliefs may show of it: its content (`_compared`)
+    with the claim as they show it (render.views.claim_shown_elsewhere). Taken from the last
+    manifest `old` for a belief whose content hash (`contents`) it holds, when it was made
+    by this code for this salt (`salt_`): only an edit changes it, and most builds edit few."""
+    carried: dict[str, tuple[str, str]] = {}
+    if old.get("salt") == salt_ and type(old.get("shown")) is list and type(old.get("texts")) is list \
+            and type(old.get("ids")) is list and len(old["ids"]) == len(old["texts"]) == len(old["shown"]):
+        carried = {i: (t.partition(":")[0], h) for i, t, h in zip(old["ids"], old["texts"], old["shown"])
+                   if type(i) is str and type(t) is str and type(h) is str}
+    beliefs = ctx.evaluation.network.beliefs
+    found = {}
+    for i, content in contents.items():
+        before = carried.get(i)
+        found[i] = before[1] if before is not None and before[0] == content else _shown(beliefs[i])
+    return found
+
+
+def _shown(belief: Belief) -> str:
+    values = list(_compared(belief))
+    values[_TEXT] = claim_shown_elsewhere(belief)
+    return digest(_fingerprint(values))
+
+
 _READS = re.compile(r"(?:0|[1-9][0-9]*)(?: (?:0|[1-9][0-9]*))*")
 """A belief's reads in the manifest: indexes into its ids, one space apart (or none)."""
 
@@ -360,6 +391,8 @@ class Cache:
     """id -> the hash of its content alone (the function `texts`)."""
     texts: dict[str, str] = field(default_factory=dict)
     """id -> its content hash and evaluation `state`: a belief changed when either did."""
+    shown: dict[str, str] = field(default_factory=dict)
+    """id -> the hash of what other beliefs' files may show of it (the function `shown`)."""
     beliefs: dict[str, tuple[list[str], frozenset[str]]] = field(default_factory=dict)
     """id -> (its files, the ids its files read), for each belief this build rendered."""
     kept: dict[str, tuple[list[str], str]] = field(default_factory=dict)
@@ -395,6 +428,7 @@ class Cache:
         self.salt, self.contents = salt(ctx, statuses, self.code), texts(ctx, known)
         self.texts = {i: f"{h}:{states[i]}" for i, h in self.contents.items()}
         old = self.previous
+        self.shown = shown(ctx, self.contents, old, self.salt)
         if old.get("salt") != self.salt or ctx.diagrams or not isinstance(old.get("out"), str):
             return None
         origin = Path(old["out"])
@@ -407,17 +441,20 @@ class Cache:
             return None
 
     def _unchanged(self, ctx: RenderContext, origin: Path, old: dict) -> Reuse:
-        ids, before = old["ids"], dict(zip(old["ids"], old["texts"], strict=True))
-        if ids != sorted(self.texts):  # the salt covers the ids: only a damaged manifest differs
-            raise ValueError("the manifest's ids are not this network's")
-        changed = {k for k, i in enumerate(ids) if self.texts.get(i) != before[i]}
-        read_changed = _reader_of(changed)
+        ids, texts, seen = old["ids"], old["texts"], old["shown"]
+        if ids != sorted(self.texts) or not len(ids) == len(texts) == len(seen):
+            raise ValueError("the manifest's ids are not this network's")  # the salt covers them
+        changed = {k for k, i in enumerate(ids) if self.texts[i] != texts[k]}
+        # Pages that read a changed belief are made again only when what they may show of it
+        # changed: its state, or its content as other beliefs' files show it.
+        read_changed = _reader_of({k for k in changed if self.shown[ids[k]] != seen[k] or
+                                   self.texts[ids[k]].partition(":")[2] != str(texts[k]).partition(":")[2]})
         # One this process saved is as it made it; the files are checked with the site's (_site_files).
         if self.saved is None and not _canonical_reads(old["reads"], len(ids)):
             raise ValueError("reads that are not indexes into the manifest's ids")
         for k, belief_id in enumerate(ids):
             reads, paths = old["reads"][k], old["files"][k]
-            if reads is not None and belief_id in ctx.visible and not read_changed(reads):
+            if reads is not None and belief_id in ctx.visible and k not in changed and not read_changed(reads):
                 if type(paths) is not list:
                     raise TypeError("a belief's files are not a list")
                 self.kept[belief_id] = (paths, reads)
@@ -484,7 +521,8 @@ class Cache:
         manifest = {
             "format": FORMAT, "salt": self.salt, "out": os.path.abspath(out),
             "marker": marker_identity(out), "ids": ids,
-            "texts": [self.texts[i] for i in ids], "reads": reads, "files": files,
+            "texts": [self.texts[i] for i in ids], "shown": [self.shown[i] for i in ids],
+            "reads": reads, "files": files,
             "site": sorted(set(paths) - belief_files)}
         data = json.dumps(manifest, separators=(",", ":")).encode("ascii")  # a path may hold the shell's lone surrogates
         path = self.folder / MANIFEST

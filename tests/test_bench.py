@@ -32,11 +32,12 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     name = f"gen-{SIZE}"
     edited = "rebuild: 1 claim edited (incremental, no search)"
     warm = "rebuild: 1 claim edited, page cache warm (incremental, no search)"
+    tail = "rebuild: 1 claim edited past what other pages show (incremental, no search)"
     served = "rebuild in serve's build process: 1 claim edited (no search)"
     served_search = "rebuild in serve's build process: 1 claim edited (with search), pages in place"
     reindexed = "rebuild: 1 claim edited (incremental, with search)"
     expected = {(name, run) for run in (
-        "full", "floor", "mkdocs", "full, no search", "rebuild base", edited, warm, served, served_search,
+        "full", "floor", "mkdocs", "full, no search", "rebuild base", edited, warm, tail, served, served_search,
         "rebuild: quiet premise retracted (incremental, no search)",
         "rebuild: premise retracted (incremental, no search)", "rebuild: premise retracted (cold, same site, no search)",
         reindexed, "documents: full, no search", "documents: rebuild base",
@@ -62,6 +63,8 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     assert report["incremental"]["claim_edited_speedup"] > 0
     assert runs[(name, warm)]["raw"]["kept"] > SIZE // 2 and report["incremental"]["claim_edited_warm_speedup"] > 0
     assert "page cache warm" in done.stdout
+    assert runs[(name, tail)]["raw"]["kept"] == SIZE - 1  # only the edited belief's own page
+    assert report["incremental"]["claim_tail_edited_kept"] == SIZE - 1 and "edited past what other pages show" in done.stdout
     serve = runs[(name, served)]  # the warm process: most pages kept
     assert serve["raw"]["kept"] > SIZE // 2 and "base build included" in serve["note"]
     assert report["incremental"]["serve_claim_edited_speedup"] > 0 and "in serve's build process" in done.stdout

@@ -29,6 +29,7 @@ from site_builder.pipeline import check
 from site_builder.progress import Progress, Stages
 from site_builder.render import OutputFile, parallel
 from site_builder.render import pages as pages_module, rows as rows_module
+from site_builder.render.views import CLAIM_ECHO
 
 from .conftest import EXAMPLE, ROOT
 from .test_build import tree_digest
@@ -153,6 +154,19 @@ def _claim(nodes):
     target["text"] = "Edited: ünïcode & <b>markup</b>. " + target["text"]
 
 
+def _claim_tail(nodes):
+    """An edit past what other pages show of the claim (render.views.CLAIM_ECHO characters),
+    of the belief with the most dependents among those whose claims are that long."""
+    cited: dict[str, int] = {}
+    for node in nodes.values():
+        for j in node.get("justifications", ()):
+            for a in (*j.get("antecedents", ()), *j.get("outlist", ())):
+                cited[a] = cited.get(a, 0) + 1
+    target = max((i for i, n in nodes.items() if len(n["text"]) > CLAIM_ECHO + 50), key=lambda i: (cited.get(i, 0), i))
+    assert cited.get(target, 0) >= 3
+    nodes[target]["text"] += " Edited past the echo: ünïcode & <b>markup</b>."
+
+
 def _premise_claim(nodes):
     nodes[_busy_premise(nodes)]["text"] = "A rewritten claim of a busy premise."
 
@@ -191,7 +205,7 @@ def _pin(nodes):
     nodes[target].setdefault("metadata", {})["retract_reason"] = "withdrawn"
 
 
-EDITS = {"claim": _claim, "busy premise claim": _premise_claim, "retract premise": _retract,
+EDITS = {"claim": _claim, "claim past its echo": _claim_tail, "busy premise claim": _premise_claim, "retract premise": _retract,
          "justification": _justify, "add belief": _add, "remove belief": _remove,
          "metadata and challenges": _metadata, "no-op": _nothing, "pin": _pin}
 
@@ -239,6 +253,41 @@ def test_every_content_field_changes_a_beliefs_digest_and_no_location_does():
     assert digest_of(replace(belief, justifications=(just, just))) != base
 
 
+def test_what_other_pages_show_of_a_belief_changes_with_every_field_but_the_claim_past_its_echo():
+    """cache.shown: the pages of other beliefs are made again only when it changes. Every
+    field but the claim counts whole (an impact panel re-evaluates with statuses, tags and
+    metadata); of the claim, what `ref` and the diagrams show of it."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from site_builder.model import Belief
+
+    def shown_of(*beliefs, old=None, salt="s"):
+        network = {b.id: b for b in beliefs}
+        ctx = SimpleNamespace(evaluation=SimpleNamespace(network=SimpleNamespace(beliefs=network)))
+        return cache_module.shown(ctx, cache_module.texts(ctx), old or {}, salt)
+
+    claim = "A claim\n  over two lines, " + "long enough to be cut where other pages echo it. " * 6
+    belief = Belief("a", claim, summary="s", metadata={"m": 1})
+    base = shown_of(belief)["a"]
+    assert shown_of(replace(belief, text=claim + " An edit at its end."))["a"] == base
+    assert shown_of(replace(belief, text=claim.replace("\n  ", " ")))["a"] == base  # shown on one line
+    for edited in (replace(belief, text="Edited: " + claim), replace(belief, text=claim[:150]),
+                   replace(belief, summary="t"), replace(belief, metadata={"m": 2}), replace(belief, retracted=True)):
+        assert shown_of(edited)["a"] != base, edited
+
+    # Taken from the last manifest for a belief whose content hash it holds, made by this salt.
+    other = Belief("b", "Another claim.")
+    fresh = shown_of(belief, other)
+    contents = cache_module.texts(SimpleNamespace(evaluation=SimpleNamespace(network=SimpleNamespace(
+        beliefs={"a": belief, "b": other}))))
+    old = {"salt": "s", "ids": ["a", "b"], "texts": [f"{contents['a']}:IN::", "changed since:IN::"],
+           "shown": ["kept a", "kept b"]}
+    assert shown_of(belief, other, old=old) == {"a": "kept a", "b": fresh["b"]}
+    assert shown_of(belief, other, old=old, salt="another code or configuration") == fresh
+    assert shown_of(belief, other, old={**old, "shown": ["kept a"]}) == fresh  # not one per id: not used
+
+
 def test_content_fingerprints_are_equal_for_equal_values_only():
     """Content hashes come from marshal's bytes (cache._fingerprint): equal values built apart,
     one string interned and one not, must give the same bytes, or every build would make
@@ -280,6 +329,8 @@ def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, gene
         assert kept > SIZE // 2  # only the pages that show the edited beliefs were rendered
     if edit == "no-op":
         assert kept == SIZE and tree_digest(site) == before
+    if edit == "claim past its echo":
+        assert kept == SIZE - 1  # no other page shows the edited part: only its own is rendered
     if edit in ("retract premise", "pin"):
         assert 0 < kept < SIZE  # only the pages that show or compute from a flipped or pinned belief
     if edit in ("justification", "add belief", "remove belief"):

@@ -21,6 +21,23 @@ from .markup import short, render_block, render_inline, safe_source_url, safe_ur
 CLAIM_ECHO = 200
 """Characters of another belief's claim shown beside a link to it (the full claim is on its page)."""
 
+
+def echoed_claim(belief: Belief) -> str:
+    """The claim beside a link to the belief, on another belief's page (`ref`)."""
+    return short(echo_of(belief), CLAIM_ECHO)
+
+
+def tooltip_claim(belief: Belief) -> str:
+    """The claim in the belief's box of another belief's diagram."""
+    return short(" ".join(belief.text.split()), CLAIM_ECHO)
+
+
+def claim_shown_elsewhere(belief: Belief) -> tuple[str, str]:
+    """All that the files of other beliefs show of this one's claim (`ref` and diagrams,
+    the only readers of another belief's claim): an edit that leaves it alone renders the
+    belief's own files only (cache.shown)."""
+    return echoed_claim(belief), tooltip_claim(belief)
+
 def _ref_html(belief_id: str, status: str, href: str, claim: str | None) -> Markup:
     """The link; `data-claim` feeds the hover preview (left out where the claim is echoed)."""
     preview = f' data-claim="{escape(claim)}"' if claim is not None else ""
@@ -51,7 +68,7 @@ def ref(ctx: RenderContext, belief_id: str, here: str) -> dict[str, Any] | None:
     key = (belief_id, href)  # pages at the same depth share one
     found = ctx.memo.get(key)
     if found is None:
-        status, claim = ctx.evaluation.value(belief_id), short(echo_of(beliefs[belief_id]), CLAIM_ECHO)
+        status, claim = ctx.evaluation.value(belief_id), echoed_claim(beliefs[belief_id])
         found = ctx.memo[key] = {"id": belief_id, "href": href, "status": status, "claim": claim,
                                  "missing": False, "html": _ref_html(belief_id, status, href, claim),
                                  "echoed": _ref_html(belief_id, status, href, None)}

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from ...diagnostics import Diagnostic
 from ...model import IN
-from ..markup import short
-from ..views import CLAIM_ECHO
+from ..views import tooltip_claim
 from .geometry import Drawing, box_widths, label
 from .graphviz import GraphvizRunner
 from .layout import layout as layered_layout
@@ -95,10 +94,10 @@ def _nodes(ctx: RenderContext, nb: Neighbourhood) -> list[NodeInfo]:
                                   f"{count} more {words} within {nb.depth} steps: see {where}"))
             continue
         value = ev.value(node.key)
-        whole = beliefs[node.key].text  # read here, so that an incremental build sees the dependency
+        belief = beliefs[node.key]  # read here, so that an incremental build sees the dependency
         claim = ctx.memo.get(("tooltip", node.key))
         if claim is None:
-            claim = ctx.memo[("tooltip", node.key)] = short(" ".join(whole.split()), CLAIM_ECHO)
+            claim = ctx.memo[("tooltip", node.key)] = tooltip_claim(belief)
         infos.append(NodeInfo(text, ctx.href(page, ctx.page(node.key)), "in" if value == IN else "out",
                               node.row == 0, f"{node.key} ({value}): {claim}"))
     return infos
