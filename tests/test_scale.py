@@ -1933,7 +1933,8 @@ def test_content_hashes_are_taken_for_the_very_same_belief_objects(generated, tm
     _edit(source, _claim)
     assert build(config, tmp_path / "site", cache=tmp_path / "cache", memory=memory).written
     edited = _derived(json.loads(source.read_text(encoding="utf-8"))["nodes"])
-    assert [b.id for b in hashed if isinstance(b, Belief)] == [edited]  # only the edited one
+    # only the edited one: its content, then what other beliefs' pages show of it (cache.shown)
+    assert [b.id for b in hashed if isinstance(b, Belief)] == [edited, edited]
     one = next(iter(memory.texts.values()))[0]
     ctx = type("Ctx", (), {"evaluation": type("Ev", (), {"network": type("N", (), {"beliefs": {one.id: one}})})})
     assert cache_module.texts(ctx, {one.id: (one, "kept")}) == {one.id: "kept"}
