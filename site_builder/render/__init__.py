@@ -30,6 +30,8 @@ class OutputFile:
     origin: str | None = None
     written: bool = False
     """Already written into the site folder by a worker process (data left out)."""
+    same: bool = False
+    """With `written`: not written, as the worker found the last build's file with these bytes."""
 
 
 class _PagesDone:

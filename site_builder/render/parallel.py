@@ -55,8 +55,8 @@ def _written(files: Sequence[OutputFile], sink: Sink | None) -> list[OutputFile]
     """Files written here by the sink, passed on without their bytes (or as they are)."""
     if sink is None:
         return list(files)
-    sink(files)
-    return [OutputFile(f.path, b"", written=True) for f in files]
+    same = sink(files)
+    return [OutputFile(f.path, b"", written=True, same=f.path in same) for f in files]
 
 
 def _chunk(beliefs: list[Belief]) -> list[Outputs]:
@@ -70,8 +70,9 @@ def _emit(emit: Emitter) -> list[OutputFile]:
     return _written(list(emit(ctx)), sink)
 
 
-Sink = Callable[[Iterable[OutputFile]], None]
-"""Writes files into the site folder (write.store_all bound to it)."""
+Sink = Callable[[Iterable[OutputFile]], set[str]]
+"""Writes files into the site folder (write.store_all bound to it); returns the paths of those
+it left as the last build wrote them."""
 
 
 class Serial:
