@@ -94,6 +94,9 @@ SEARCH_BUNDLE = "search-bundle.zip"
 """The last search bundle, with the key of the records it indexes (render.search)."""
 ROWS = "rows"
 """Folder of the rows of the site's own files, one file per part (render/rows.py)."""
+RETIRED_ROWS = ("graph_edges.whole", "graph_position.rows")
+"""Files of rows/ that earlier versions kept (now in graph_structure.whole): removed when a
+structural value is made (a new salt, as after any change of belief-site)."""
 TEMPLATES = "templates"
 """Folder of the compiled templates (`Rows.compiled_templates`)."""
 FORMAT = 5
@@ -354,17 +357,27 @@ class Saved:
 
 
 def _sealed(rest: bytes) -> bytes:
-    """`rest` after a line with its CRC-32, which `_unsealed` checks (2 ms for 10 MB)."""
+    """`rest` after a line with its CRC-32, which `_unsealed` checks (5 ms for 10 MB)."""
     return b"%d\n" % zlib.crc32(rest) + rest
 
 
-def _unsealed(path: Path) -> bytes | None:
-    """What `_sealed` gave the file at `path`, or None when it is missing or damaged."""
+def _unsealed(path: Path) -> tuple[bytes, int] | None:
+    """The file at `path` and where what `_sealed` gave it starts, or None when it is missing
+    or damaged. Not cut out: rows files hold tens of MB, and a copy costs 0.7 ms a MB."""
     try:
-        check, _, rest = path.read_bytes().partition(b"\n")
+        data = path.read_bytes()
     except OSError:
         return None
-    return rest if check == b"%d" % zlib.crc32(rest) else None
+    start = data.find(b"\n") + 1
+    if not start or data[:start - 1] != b"%d" % zlib.crc32(memoryview(data)[start:]):
+        return None
+    return data, start
+
+
+def _line(data: bytes, start: int) -> tuple[bytes, int]:
+    """The line of `data` from `start` (without its newline), and where the next one starts."""
+    end = data.find(b"\n", start)
+    return (data[start:], len(data)) if end < 0 else (data[start:end], end + 1)
 
 
 def _identity(path: Path) -> tuple[int, int, int] | None:
@@ -447,8 +460,8 @@ class Cache:
         changed = {k for k, i in enumerate(ids) if self.texts[i] != texts[k]}
         # Pages that read a changed belief are made again only when what they may show of it
         # changed: its state, or its content as other beliefs' files show it.
-        read_changed = _reader_of({k for k in changed if self.shown[ids[k]] != seen[k] or
-                                   self.texts[ids[k]].partition(":")[2] != str(texts[k]).partition(":")[2]})
+        read_changed = _reader_of({k for k in changed if self.shown[ids[k]] != seen[k] or type(texts[k]) is not str
+                                   or self.texts[ids[k]].partition(":")[2] != texts[k].partition(":")[2]})
         # One this process saved is as it made it; the files are checked with the site's (_site_files).
         if self.saved is None and not _canonical_reads(old["reads"], len(ids)):
             raise ValueError("reads that are not indexes into the manifest's ids")
@@ -578,11 +591,15 @@ class Rows:
         path = self.folder / ROWS / f"{name}.whole"
         head = json.dumps({"format": FORMAT, "salt": self.salt}).encode("ascii")
         kept = _unsealed(path)
-        if kept is not None and kept.partition(b"\n")[0] == head:
-            return kept.partition(b"\n")[2]
+        if kept is not None:
+            line, rest = _line(*kept)
+            if line == head:
+                return kept[0][rest:]
         value = make()
         try:
             replace_file(path, _sealed(head + b"\n" + value))
+            for retired in RETIRED_ROWS:  # never read again
+                (self.folder / ROWS / retired).unlink(missing_ok=True)
         except OSError:
             pass  # it only saves time
         return value
@@ -626,7 +643,7 @@ class _RowPart:
     surrogate of a bad claim kept as is). Rows as JSON strings took 0.2 s of a 10k claim
     edit's worker time to decode: their HTML is dense in quotes and non-ASCII text. The rows
     stay bytes: `joined` gives bytes an export writes as they are (decoding 10 MB of records
-    and encoding them again took 25 ms; the CRC tells a damaged file in 2). A file of
+    and encoding them again took 25 ms; the CRC tells a damaged file in 5). A file of
     another salt, or damaged, keeps nothing.
 
     The rows are written back only when more than one in REWRITE_SHARE was made: after a
@@ -650,12 +667,13 @@ class _RowPart:
 
     def _load(self) -> None:
         """The last build's rows (`self._rows`), and their ids, contents, starts and ends, in order."""
-        self._rows = b""
-        rest = _unsealed(self._path)
-        if rest is None:
+        self._rows = memoryview(b"")
+        found = _unsealed(self._path)
+        if found is None:
             return  # none, or damaged
+        head, start = _line(*found)
+        rows = memoryview(found[0])[start:]  # sliced and joined as they are: never copied whole
         try:
-            head, _, rows = rest.partition(b"\n")
             data = json.loads(head)
             if not (type(data) is dict and data.get("format") == FORMAT and data.get("salt") == self._salt):
                 return
@@ -699,7 +717,7 @@ class _RowPart:
     def _take(self, belief_id: str, content: str, make: Callable[[], str]) -> bytes:
         found = self._old.get(belief_id)
         if found is not None and found[0] == content and content:
-            value = self._rows[found[1]:found[2]]
+            value = bytes(self._rows[found[1]:found[2]])
         else:
             value = self._made_now(belief_id, make)
         self._new[belief_id] = (content, value)

@@ -564,7 +564,7 @@ def test_a_claim_edit_rerenders_its_neighbours_and_links_the_rest(cli, generated
     _edit(source, _claim)
     _build(cli, source, site, "--cache-dir", cache, "-j", "2")
     after = {i: (site / "belief" / i / "index.html").stat().st_ino for i in inode}
-    assert after[untouched] == inode[untouched]  # hard-linked, not written
+    assert after[untouched] == inode[untouched]  # left in place, not written
     assert after[edited] != inode[edited] and after[antecedent] != inode[antecedent]
     # The rendered neighbour's other files have the bytes they had: the worker leaves them.
     assert [path.stat().st_ino for path in same] == same_inodes
@@ -601,7 +601,7 @@ def test_a_claim_edit_makes_again_only_the_listing_rows_and_records_that_show_it
     _build(cli, source, site, "--cache-dir", cache, "-j", "1")
     assert {part: len(ids) for part, ids in made.items()} == {
         "index_row": SIZE, "records": SIZE, "premise_row": len(_premises(source)), "out_row": len(_causes(source)),
-        "graph_node": SIZE, "graph_position": SIZE, "inventory": SIZE, "llms": SIZE}
+        "graph_node": SIZE, "inventory": SIZE, "llms": SIZE}
     assert laid == [1] and sorted(structure) == ["edges", "ranking"]
     # The edited belief is the cause of some OUT belief: those rows show its claim; the rows of
     # OUT beliefs citing it are made again (its state may change their causes), and only they
@@ -627,7 +627,7 @@ def test_a_claim_edit_makes_again_only_the_listing_rows_and_records_that_show_it
     # The listings' and exports' text is the last build's, cut where the edited belief's rows go
     # (the few OUT rows of this small network: one by one, when more than one in 64 is made).
     spliced_out = len(citing) * cache_module._RowPart.REWRITE_SHARE <= len(_causes(source))
-    assert stepped == {"graph_position"} | (set() if spliced_out else {"out_row"})
+    assert stepped == (set() if spliced_out else {"out_row"})
     assert laid == [1] and sorted(structure) == ["edges", "ranking"]  # the salt alone decides them: kept
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
     assert "A new claim &amp; &lt;b&gt;markup&lt;/b&gt;." in (site / "out" / "index.html").read_text()
@@ -796,13 +796,17 @@ def test_damaged_rows_are_made_again(cli, tmp_path, monkeypatch, damage):
 
 def test_rows_kept_before_format_2_are_removed_when_rows_are_written(cli, tmp_path):
     """The rows were JSON files (`<part>.json`) before the `.rows` files: several MB each at
-    10,000 beliefs, never read again."""
+    10,000 beliefs, never read again; so are the files of parts merged since (RETIRED_ROWS)."""
     cache = tmp_path / "cache"
     (cache / "rows").mkdir(parents=True)
     old = cache / "rows" / "index_row.json"
     old.write_text('{"format":1,"salt":"x","rows":{}}')
+    retired = [cache / "rows" / name for name in cache_module.RETIRED_ROWS]
+    for path in retired:
+        path.write_bytes(b"kept by an earlier version")
     _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", cache)
     assert not old.exists() and (cache / "rows" / "index_row.rows").is_file()
+    assert not any(path.exists() for path in retired) and (cache / "rows" / "graph_structure.whole").is_file()
 
 
 @pytest.mark.parametrize("sep", ["", ",", "\n", "é|"])

@@ -173,43 +173,35 @@ def graph_json(ctx: RenderContext) -> bytes:
     """graph.json: nodes (with positions and links from the graph page), then edges.
 
     Each node is encoded on its own and kept by the build cache (render/rows.py), and so are
-    its position and the edges, which the cache's salt alone decides (structure, depths,
-    visibility): after a claim edit one node is encoded again, and neither the edges nor
-    the layout are computed at all."""
+    the edges, each node's count of dependents and its position, which the cache's salt
+    alone decides (structure, depths, visibility): after a claim edit one node is encoded
+    again, and neither the edges nor the layout are computed at all."""
     shown, ev = ctx.shown(), ctx.evaluation
 
-    @cache
-    def edges() -> list[tuple[int, int, bool]]:
-        return _edges(shown, {b.id: i for i, b in enumerate(shown)})
-
-    def structure() -> bytes:  # each node's count of dependents, a line, then the edges
+    def structure() -> bytes:  # each node's count of dependents, its position, then the edges
+        edges = _edges(shown, {b.id: i for i, b in enumerate(shown)})
         dependents = [0] * len(shown)  # distinct published dependents (sizes the dots)
-        for s, _, _ in edges():
+        for s, _, _ in edges:
             dependents[s] += 1
-        links = [{"source": shown[s].id, "target": shown[t].id, "outlist": o} for s, t, o in edges()]
-        return (compact(dependents) + "\n" + compact(links)).encode("utf-8")
+        places = layout(len(shown), edges, [ev.depth[b.id] for b in shown])
+        links = [{"source": shown[s].id, "target": shown[t].id, "outlist": o} for s, t, o in edges]
+        return (compact(dependents) + "\n" + compact(places) + "\n" + compact(links)).encode("utf-8")
 
-    counted, _, links = structural(ctx, "graph_edges", structure).partition(b"\n")
-    dependents = json.loads(counted)
+    counted, places, links = structural(ctx, "graph_structure", structure).split(b"\n", 2)
 
     @cache
-    def laid() -> list[tuple[float, float]]:  # the whole layout, once, when a position is not kept
-        return layout(len(shown), edges(), [ev.depth[b.id] for b in shown])
+    def known() -> tuple[list[int], list[list[float]]]:  # decoded for the nodes made again only
+        return json.loads(counted), json.loads(places)
 
-    def position(i: int) -> str:
-        x, y = laid()[i]
-        return compact({"x": x, "y": y})[1:-1]
-
-    def node(i: int, b: Belief, where: str) -> str:
+    def node(i: int, b: Belief) -> str:
+        dependents, (x, y) = known()[0][i], known()[1][i]
         facts = {"id": b.id, "status": ev.value(b.id), "kind": kind_of(b), "depth": ev.depth[b.id],
-                 "dependents": dependents[i], "url": ctx.href(GRAPH_PAGE, ctx.page(b.id)),
-                 "claim": short(echo_of(b), CLAIM_LIMIT)}
-        return compact(facts)[:-1] + "," + where + "}"
+                 "dependents": dependents, "url": ctx.href(GRAPH_PAGE, ctx.page(b.id)),
+                 "claim": short(echo_of(b), CLAIM_LIMIT), "x": x, "y": y}
+        return compact(facts)
 
-    places, kept = memo(ctx, "graph_position"), memo(ctx, "graph_node")
-    wheres = [places.row(b.id, lambda i=i: position(i), own=False) for i, b in enumerate(shown)]
-    nodes = kept.joined([b.id for b in shown], lambda i: node(i, shown[i], wheres[i]), ",")
-    places.done()
+    kept = memo(ctx, "graph_node")
+    nodes = kept.joined([b.id for b in shown], lambda i: node(i, shown[i]), ",")
     kept.done()
     return b'{"version":1,"nodes":[' + nodes + b'],"edges":' + links + b"}"
 
