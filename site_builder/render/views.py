@@ -38,6 +38,7 @@ def claim_shown_elsewhere(belief: Belief) -> tuple[str, str]:
     belief's own files only (cache.shown)."""
     return echoed_claim(belief), tooltip_claim(belief)
 
+
 def _ref_html(belief_id: str, status: str, href: str, claim: str | None) -> Markup:
     """The link; `data-claim` feeds the hover preview (left out where the claim is echoed)."""
     preview = f' data-claim="{escape(claim)}"' if claim is not None else ""
