@@ -9,8 +9,8 @@ manifest of the last successful build:
   show the site's IN/OUT counts). When it differs, every belief is rendered (a cold build).
 - `ids` and `texts`: for each belief, a hash of its own content (claim, summary, metadata,
   declared status, retraction...) and what the evaluation says of it (`state`: IN or OUT,
-  pinned, the supporting justification); `shown`: a hash of what the files of other beliefs
-  may show of it (its content with the claim cut to what they show, `shown`).
+  pinned, the supporting justification); `shown`: the same with a hash of what the files of
+  other beliefs may show of it (its content with the claim cut to what they show, `shown`).
 - `reads`, `files`: for each belief, the beliefs its files read (their content or state:
   render.belief records the lookups, those of explain and impact panels included), as one
   string of indexes into `ids` ("0 17 503"), and the files it wrote; `site`: the site's
@@ -182,25 +182,28 @@ def kept_evaluation(folder: Path, network: Network, limit: int) -> Evaluation | 
     """The evaluation the last build kept in `folder` (`keep_evaluation`), when every input to
     it is this network's (evaluate.inputs: a claim or summary edit changes none), else None:
     a 10k network evaluates in 0.1 s, and its results load in 0.03."""
+    found = _unsealed(folder / EVALUATION)
+    if found is None:
+        return None  # none, or damaged
+    head, start = _line(*found)
+    if head != _evaluation_head(network, limit):
+        return None  # another network, code or limit
     try:
-        head, _, data = (folder / EVALUATION).read_bytes().partition(b"\n")
-        if head.decode("ascii") != f"{FORMAT} {_evaluation_key(network, limit)} {digest(data)}":
-            return None  # another network, code or limit; or damaged
-        return from_data(network, marshal.loads(data))
-    except (OSError, ValueError, EOFError, TypeError, AttributeError, KeyError, IndexError):
-        return None  # the digest passed, yet not what `keep_evaluation` writes: not ours
+        return from_data(network, marshal.loads(memoryview(found[0])[start:]))
+    except (ValueError, EOFError, TypeError, AttributeError, KeyError, IndexError):
+        return None  # the CRC passed, yet not what `keep_evaluation` writes: not ours
 
 
 def keep_evaluation(folder: Path, evaluation: Evaluation) -> None:
     """Keep the evaluation for the next build (`kept_evaluation`): marshal, as it holds only
-    plain values, loads 4x quicker than JSON; the digest line tells a damaged file."""
-    data = marshal.dumps(as_data(evaluation))
-    key = _evaluation_key(evaluation.network, evaluation.limit)
-    replace_file(folder / EVALUATION, f"{FORMAT} {key} {digest(data)}\n".encode("ascii") + data)
+    plain values, loads 4x quicker than JSON; sealed as the rows are (`_sealed`)."""
+    head = _evaluation_head(evaluation.network, evaluation.limit)
+    replace_file(folder / EVALUATION, _sealed(head + b"\n" + marshal.dumps(as_data(evaluation))))
 
 
-def _evaluation_key(network: Network, limit: int) -> str:
-    return digest(code_digest(), str(limit), _fingerprint(inputs(network)))
+def _evaluation_head(network: Network, limit: int) -> bytes:
+    """The kept evaluation's first line: the format and a hash of the code, limit and inputs."""
+    return f"{FORMAT} {digest(code_digest(), str(limit), _fingerprint(inputs(network)))}".encode("ascii")
 
 
 def state(ev: Evaluation, belief_id: str) -> str:
@@ -289,7 +292,7 @@ def shown(ctx: RenderContext, contents: Mapping[str, str], old: dict, salt_: str
     carried: dict[str, tuple[str, str]] = {}
     if old.get("salt") == salt_ and type(old.get("shown")) is list and type(old.get("texts")) is list \
             and type(old.get("ids")) is list and len(old["ids"]) == len(old["texts"]) == len(old["shown"]):
-        carried = {i: (t.partition(":")[0], h) for i, t, h in zip(old["ids"], old["texts"], old["shown"])
+        carried = {i: (t.partition(":")[0], h.partition(":")[0]) for i, t, h in zip(old["ids"], old["texts"], old["shown"])
                    if type(i) is str and type(t) is str and type(h) is str}
     beliefs = ctx.evaluation.network.beliefs
     found = {}
@@ -405,7 +408,8 @@ class Cache:
     texts: dict[str, str] = field(default_factory=dict)
     """id -> its content hash and evaluation `state`: a belief changed when either did."""
     shown: dict[str, str] = field(default_factory=dict)
-    """id -> the hash of what other beliefs' files may show of it (the function `shown`)."""
+    """id -> the hash of what other beliefs' files may show of it (the function `shown`) and
+    its `state`: the pages that read a belief are made again when either changed."""
     beliefs: dict[str, tuple[list[str], frozenset[str]]] = field(default_factory=dict)
     """id -> (its files, the ids its files read), for each belief this build rendered."""
     kept: dict[str, tuple[list[str], str]] = field(default_factory=dict)
@@ -441,7 +445,7 @@ class Cache:
         self.salt, self.contents = salt(ctx, statuses, self.code), texts(ctx, known)
         self.texts = {i: f"{h}:{states[i]}" for i, h in self.contents.items()}
         old = self.previous
-        self.shown = shown(ctx, self.contents, old, self.salt)
+        self.shown = {i: f"{h}:{states[i]}" for i, h in shown(ctx, self.contents, old, self.salt).items()}
         if old.get("salt") != self.salt or ctx.diagrams or not isinstance(old.get("out"), str):
             return None
         origin = Path(old["out"])
@@ -460,8 +464,7 @@ class Cache:
         changed = {k for k, i in enumerate(ids) if self.texts[i] != texts[k]}
         # Pages that read a changed belief are made again only when what they may show of it
         # changed: its state, or its content as other beliefs' files show it.
-        read_changed = _reader_of({k for k in changed if self.shown[ids[k]] != seen[k] or type(texts[k]) is not str
-                                   or self.texts[ids[k]].partition(":")[2] != texts[k].partition(":")[2]})
+        read_changed = _reader_of({k for k in changed if self.shown[ids[k]] != seen[k]})
         # One this process saved is as it made it; the files are checked with the site's (_site_files).
         if self.saved is None and not _canonical_reads(old["reads"], len(ids)):
             raise ValueError("reads that are not indexes into the manifest's ids")
