@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import marshal
 import os
 import select
 import shutil
@@ -1166,15 +1167,16 @@ def test_a_site_written_without_the_cache_is_not_trusted(cli, generated, tmp_pat
 
 
 def _manifest(cache: Path) -> dict:
-    """The manifest's JSON (after its hash line)."""
-    return json.loads((cache / "manifest.json").read_text().partition("\n")[2])
+    """The manifest (marshal bytes after its seal and format lines)."""
+    return marshal.loads((cache / cache_module.MANIFEST).read_bytes().split(b"\n", 2)[2])
 
 
-def _rewrite_manifest(cache: Path, manifest: dict, hashed: bool = True) -> None:
-    """An edited manifest, hashed again (its checks are then all that stands) or not."""
-    text = json.dumps(manifest)
-    check = cache_module.digest(text) if hashed else (cache / "manifest.json").read_text().partition("\n")[0]
-    (cache / "manifest.json").write_text(f"{check}\n{text}")
+def _rewrite_manifest(cache: Path, manifest: dict, sealed: bool = True) -> None:
+    """An edited manifest, sealed again (its checks are then all that stands) or not."""
+    path = cache / cache_module.MANIFEST
+    rest = b"%d\n" % cache_module.FORMAT + marshal.dumps(manifest)
+    seal = cache_module._sealed(rest) if sealed else path.read_bytes().partition(b"\n")[0] + b"\n" + rest
+    path.write_bytes(seal)
 
 
 def test_a_manifest_naming_paths_outside_the_site_gives_a_cold_build(cli, generated, tmp_path):
@@ -1193,7 +1195,7 @@ def test_a_manifest_naming_paths_outside_the_site_gives_a_cold_build(cli, genera
 
 
 def test_a_manifest_without_a_marker_never_vouches_for_a_folder_mid_update(cli, generated, tmp_path):
-    """A folder left mid-update (no marker) and a manifest that says `"marker": null`, hashed
+    """A folder left mid-update (no marker) and a manifest that says `"marker": null`, sealed
     again: a cold build, not a failing update of a folder whose marker is gone."""
     source = tmp_path / "network.json"
     shutil.copy(generated, source)
@@ -1282,25 +1284,31 @@ def test_a_damaged_manifest_gives_a_cold_build(cli, tmp_path, damage):
     assert tree_digest(site) == _cold(cli, EXAMPLE, tmp_path / "cold")
 
 
-def test_a_manifest_edited_without_its_hash_gives_a_cold_build(cli, tmp_path):
+def test_a_manifest_edited_without_its_seal_gives_a_cold_build(cli, tmp_path):
     """A wrong index in `reads` that the checks let through ("10 0": only the last is
     compared with the ids) would keep pages that show a changed belief, and be saved again;
-    the hash line catches any edit."""
+    the seal (a CRC-32 line) catches any edit."""
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
     manifest = _manifest(cache)
     manifest["reads"] = [f"{len(manifest['ids']) + 5} 0" if r is not None else None for r in manifest["reads"]]
-    _rewrite_manifest(cache, manifest, hashed=False)
+    _rewrite_manifest(cache, manifest, sealed=False)
     report = _build(cli, EXAMPLE, site, "--cache-dir", cache)
     assert "kept" not in report
     assert _manifest(cache)["reads"] != manifest["reads"]
 
 
-def test_deeply_nested_manifest_gives_a_cold_build(cli, tmp_path):
+@pytest.mark.parametrize("rest", [
+    b"[\x01\x00\x00\x00" * 100_000 + b"[\x00\x00\x00\x00",  # lists in lists, deeper than marshal reads
+    b"[\x05\x00\x00\x00N",  # cut short
+    b"\xff",  # no marshal code
+    b"N",  # None, not a manifest
+])
+def test_a_manifest_marshal_cannot_read_gives_a_cold_build(cli, tmp_path, rest):
+    """Sealed (so past the CRC check) but not a manifest marshal reads: never a traceback."""
     cache = tmp_path / "cache"
     cache.mkdir()
-    text = "[" * 100_000 + "]" * 100_000
-    (cache / "manifest.json").write_text(f"{cache_module.digest(text)}\n{text}")
+    (cache / cache_module.MANIFEST).write_bytes(cache_module._sealed(b"%d\n" % cache_module.FORMAT + rest))
     _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", cache)
     assert _manifest(cache)["format"] == cache_module.FORMAT
 
@@ -1389,7 +1397,7 @@ def test_a_template_or_config_change_rebuilds_everything(cli, tmp_path):
     site = project / "site"
     code, _, err = cli("build", "--config", project / "mkdocs.yml", "-o", site, "--no-search")
     assert code == 0, err
-    assert (project / ".belief-site-cache" / "manifest.json").is_file()  # default: beside mkdocs.yml
+    assert (project / ".belief-site-cache" / cache_module.MANIFEST).is_file()  # default: beside mkdocs.yml
     (project / "mkdocs.yml").write_text("site_name: Two\n", encoding="utf-8")
     code, _, err = cli("build", "--config", project / "mkdocs.yml", "-o", site, "--no-search")
     assert code == 0 and "kept" not in err
@@ -1471,7 +1479,7 @@ def test_a_second_build_sharing_the_cache_waits_for_the_first(tmp_path):
     finally:
         if second is not None and second.poll() is None:
             second.kill()
-    assert (site / "index.html").is_file() and (cache / "manifest.json").is_file()
+    assert (site / "index.html").is_file() and (cache / cache_module.MANIFEST).is_file()
 
 
 def test_the_cache_lock_ends_with_a_killed_build_not_with_its_workers(generated, tmp_path):
@@ -1539,9 +1547,36 @@ def test_no_cache_neither_reads_nor_writes_a_cache(cli, tmp_path, monkeypatch):
 def test_a_corrupt_cache_gives_a_cold_build(cli, tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
-    (cache / "manifest.json").write_text("{not json", encoding="utf-8")
+    (cache / cache_module.MANIFEST).write_bytes(b"{not a manifest")
     code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--cache-dir", cache, "--no-search")
     assert code == 0, err
+    assert _manifest(cache)["format"] == cache_module.FORMAT
+
+
+def test_the_code_digest_changes_when_a_library_is_installed_again(monkeypatch, tmp_path):
+    """Pages depend on the libraries' versions (cache.code_digest): any install writes the
+    package file anew (another size or time), and a missing library is named as missing."""
+    package = tmp_path / "fakelib"
+    package.mkdir()
+    (package / "__init__.py").write_text("__version__ = '1.0'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(cache_module, "LIBRARIES", ("fakelib", "no_such_library_here"))
+    before = cache_module._libraries()
+    assert before[1] == ("no_such_library_here",)
+    (package / "__init__.py").write_text("__version__ = '1.1'\n")
+    os.utime(package / "__init__.py", ns=(1, 1))
+    after = cache_module._libraries()
+    assert after[0][0] == "fakelib" and after != before
+
+
+def test_the_manifest_of_an_earlier_version_is_removed_by_the_next_save(cli, tmp_path):
+    """Versions before format 6 kept the manifest as JSON in manifest.json: never read again."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / cache_module.RETIRED_MANIFEST).write_text('0123\n{"format": 5}', encoding="utf-8")
+    code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--cache-dir", cache, "--no-search")
+    assert code == 0, err
+    assert not (cache / cache_module.RETIRED_MANIFEST).exists()
     assert _manifest(cache)["format"] == cache_module.FORMAT
 
 
