@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+from array import array
 import marshal
 import os
 import select
@@ -1212,42 +1213,33 @@ def test_a_manifest_without_a_marker_never_vouches_for_a_folder_mid_update(cli, 
 
 
 def test_a_beliefs_reads_name_a_changed_belief_whatever_the_number_changed():
-    """The manifest keeps each belief's reads as one string ("0 17 503"): a substring search
-    for a few changed beliefs, the string's numbers for many; both must tell the same."""
+    """The manifest keeps each belief's reads as bytes (cache._reads): a search for the bytes
+    of a few changed beliefs, each index for many; both must tell the same, and bytes that
+    straddle two indexes are none of them."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    @settings(max_examples=300, deadline=None)
-    @given(st.sets(st.integers(0, 60), max_size=40), st.lists(st.integers(0, 60), unique=True))
+    @settings(max_examples=500, deadline=None)
+    @given(st.sets(st.integers(0, 70_000), max_size=40), st.lists(st.integers(0, 70_000), unique=True))
     def check(changed, reads):
-        text = " ".join(map(str, sorted(reads)))
-        assert cache_module._canonical_reads([text], 61)
-        assert cache_module._reader_of(changed)(text) == any(r in changed for r in reads)
+        kept = cache_module._reads(reads)
+        assert cache_module._valid_reads([kept], 70_001)
+        assert cache_module._reader_of(changed)(kept) == any(r in changed for r in reads)
     check()
+    straddling = cache_module._reads([7 * 256, 8 * 256])  # 7's bytes from the second byte of 7 * 256 on
+    assert array("I", [7]).tobytes() in straddling
+    assert not cache_module._reader_of({7})(straddling) and cache_module._reader_of({8 * 256})(straddling)
 
 
-def test_the_manifests_reads_are_checked_as_canonical_indexes():
-    """The manifest's reads (cache._canonical_reads): the answer is the one a pattern per
-    belief gives (indexes without leading zeros, one space apart, the
-    last below the count), for any strings of digits, spaces, newlines and other digits."""
-    import re
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-
-    one = re.compile(r"(?:0|[1-9][0-9]*)(?: (?:0|[1-9][0-9]*))*")
-
-    def by_one(reads: list, count: int) -> bool:
-        return all(r == "" or one.fullmatch(r) and int(r.rpartition(" ")[2]) < count for r in reads if r is not None)
-
-    @settings(max_examples=2000, deadline=None)
-    @given(st.lists(st.none() | st.text("0123 \n٣x", max_size=8), max_size=5), st.integers(0, 400))
-    def check(reads, count):
-        try:
-            at_once = cache_module._canonical_reads(reads, count)
-        except ValueError:  # a digit that is not ASCII
-            at_once = False
-        assert at_once == bool(by_one(reads, count)), (reads, count)
-    check()
+def test_the_manifests_reads_are_whole_indexes_below_the_count():
+    """cache._valid_reads: None or bytes of whole indexes, the last below the number of ids."""
+    reads = cache_module._reads
+    assert cache_module._valid_reads([None, b"", reads([0, 4, 9])], 10)
+    assert not cache_module._valid_reads([reads([0, 10])], 10)  # an index past the ids (saved sorted: the last)
+    assert not cache_module._valid_reads([reads([1])[:-1]], 10)  # cut
+    for bad in ("0 1", [0, 1], 0, True):
+        with pytest.raises(TypeError):
+            cache_module._valid_reads([bad], 10)
 
 
 def _damaged(key, value):
@@ -1258,10 +1250,10 @@ def _damaged(key, value):
 
 DAMAGE = {
     **{f"read {bad!r}": _damaged("reads", lambda m, bad=bad: [bad if r is not None else None for r in m["reads"]])
-       for bad in ("1.5", "-1", "01", "0  1", " 0", "0 ", "0,1", "٣", 0, True, [0])},
-    "read out of range": _damaged("reads", lambda m: [str(len(m["ids"]) + 5) if r is not None else None
-                                                      for r in m["reads"]]),
-    "reads as lists": _damaged("reads", lambda m: [[int(k) for k in r.split()] if r is not None else None
+       for bad in (b"\x01", b"\x00" * 7, "0 1", 0, True, [0])},
+    "read out of range": _damaged("reads", lambda m: [cache_module._reads([0, len(m["ids"]) + 5]) if r is not None
+                                                      else None for r in m["reads"]]),
+    "reads as lists": _damaged("reads", lambda m: [list(array("I", r)) if r is not None else None
                                                    for r in m["reads"]]),
     "files not lists": _damaged("files", lambda m: [0 if f is not None else None for f in m["files"]]),
     "files of strings": _damaged("files", lambda m: ["index.html" if f is not None else None for f in m["files"]]),
@@ -1285,13 +1277,12 @@ def test_a_damaged_manifest_gives_a_cold_build(cli, tmp_path, damage):
 
 
 def test_a_manifest_edited_without_its_seal_gives_a_cold_build(cli, tmp_path):
-    """A wrong index in `reads` that the checks let through ("10 0": only the last is
-    compared with the ids) would keep pages that show a changed belief, and be saved again;
-    the seal (a CRC-32 line) catches any edit."""
+    """Reads that the checks let through (none at all) would keep pages that show a changed
+    belief, and be saved again; the seal (a CRC-32 line) catches any edit."""
     site, cache = tmp_path / "site", tmp_path / "cache"
     _build(cli, EXAMPLE, site, "--cache-dir", cache)
     manifest = _manifest(cache)
-    manifest["reads"] = [f"{len(manifest['ids']) + 5} 0" if r is not None else None for r in manifest["reads"]]
+    manifest["reads"] = [b"" if r is not None else None for r in manifest["reads"]]
     _rewrite_manifest(cache, manifest, sealed=False)
     report = _build(cli, EXAMPLE, site, "--cache-dir", cache)
     assert "kept" not in report
