@@ -20,7 +20,7 @@ manifest of the last successful build:
   build replaces: a site written since by anything else is never trusted.
 
 The manifest (MANIFEST: marshal bytes) is sealed with a CRC-32 of the rest: a damaged or
-hand-edited manifest gives a cold build (a wrong index in `reads` would otherwise keep a page
+edited manifest gives a cold build (a wrong index in `reads` would otherwise keep a page
 that shows a changed belief, and be saved again). Its fields are still checked, so that even
 one edited and sealed again never stops a build with a traceback.
 
@@ -193,8 +193,12 @@ def kept_evaluation(folder: Path, network: Network, limit: int) -> Evaluation | 
     if head != _evaluation_head(network, limit):
         return None  # another network, code or limit
     try:
-        return from_data(network, marshal.loads(memoryview(found[0])[start:]))
-    except (ValueError, EOFError, TypeError, AttributeError, KeyError, IndexError):
+        data = marshal.loads(memoryview(found[0])[start:])
+    except Exception:  # not one we wrote: marshal raises SystemError (a bad code object) or MemoryError too
+        return None
+    try:
+        return from_data(network, data)
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError):
         return None  # the CRC passed, yet not what `keep_evaluation` writes: not ours
 
 
@@ -225,23 +229,38 @@ def code_digest() -> str:
                   folder_digest([Path(__file__).parent]))
 
 
-LIBRARIES = ("jinja2", "markupsafe", "markdown_it", "linkify_it", "mdurl", "yaml")
+LIBRARIES = {"jinja2": "jinja2", "markupsafe": "markupsafe", "markdown_it": "markdown-it-py",
+             "linkify_it": "linkify-it-py", "uc_micro": "uc-micro-py", "mdurl": "mdurl", "yaml": "pyyaml"}
+"""Module -> distribution of each library whose output lands in pages or parsed documents."""
 
 
 def _libraries() -> list[tuple]:
     """Where each library is installed, and the size and modification time of its package
     file: installing any version (pip writes every file anew) changes them. Their versions
-    would take importlib.metadata, whose import took 17 ms of every build."""
+    take importlib.metadata, whose import took 17 ms of every build: asked only for a
+    library whose file is not on disk (imported from an archive, say)."""
     found: list[tuple] = []
-    for name in LIBRARIES:
+    for module, distribution in LIBRARIES.items():
         try:
-            origin = find_spec(name).origin  # type: ignore[union-attr]
-            st = os.stat(origin)  # type: ignore[arg-type]
-        except (AttributeError, ImportError, OSError, TypeError, ValueError):  # not installed
-            found.append((name,))
+            origin = find_spec(module).origin  # type: ignore[union-attr]
+        except (AttributeError, ImportError, ValueError):  # not installed
+            found.append((module,))
             continue
-        found.append((name, origin, st.st_size, st.st_mtime_ns))
+        try:
+            st = os.stat(origin)  # type: ignore[arg-type]
+        except (OSError, TypeError):  # inside a zip file, or a namespace package
+            found.append((module, _version(distribution)))
+            continue
+        found.append((module, origin, st.st_size, st.st_mtime_ns))
     return found
+
+
+def _version(distribution: str) -> str:
+    from importlib import metadata  # here only (see _libraries)
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return ""
 
 
 def marker_identity(out: Path) -> list[int] | None:
@@ -426,7 +445,7 @@ class Cache:
     """The manifest of the last build in `folder`, and what this build adds to the next one.
 
     The manifest lists ids once (`ids`); each belief's reads are indexes into that list,
-    which keeps it small and quick to load (about 4 MB for 10,000 beliefs)."""
+    which keeps it small and quick to load (about 5 MB for 10,000 beliefs)."""
 
     folder: Path
     previous: dict = field(default_factory=dict)
@@ -567,8 +586,17 @@ class Cache:
             "reads": reads, "files": files,
             "site": sorted(set(paths) - belief_files)}
         path = self.folder / MANIFEST
-        replace_file(path, _sealed(b"%d\n" % FORMAT + marshal.dumps(manifest)))  # a lone surrogate passes
-        (self.folder / RETIRED_MANIFEST).unlink(missing_ok=True)
+        try:
+            data = marshal.dumps(manifest)  # a lone surrogate passes
+        except ValueError:  # a str subclass from a caller of the API, say: the next build is a cold one
+            path.unlink(missing_ok=True)
+            self.saved = None
+            return
+        replace_file(path, _sealed(b"%d\n" % FORMAT + data))
+        try:
+            (self.folder / RETIRED_MANIFEST).unlink(missing_ok=True)
+        except OSError:  # never read again all the same
+            pass
         identity = _identity(path)
         self.saved = None if identity is None else Saved(identity, manifest, frozenset(manifest["site"]).union(belief_files))
         if self.search is not None:
@@ -592,7 +620,7 @@ def _load_manifest(path: Path) -> object:
         return {}
     try:
         return marshal.loads(memoryview(found[0])[start:])
-    except (ValueError, EOFError, TypeError):
+    except Exception:  # not one we wrote: marshal raises SystemError (a bad code object) or MemoryError too
         return {}
 
 

@@ -58,3 +58,15 @@ def cli(capsys):
         out = capsys.readouterr()
         return code, out.out, out.err
     return run
+
+
+def _bad_code() -> bytes:
+    """Marshal bytes of a code object with a field of -1 (Python 3.11: its stack size), which
+    marshal.loads refuses with SystemError: a sealed cache file that is not ours."""
+    import marshal
+    data = bytearray(marshal.dumps(compile("1", "f", "eval")))
+    data[13:17] = b"\xff\xff\xff\xff"
+    return bytes(data)
+
+
+BAD_CODE = _bad_code()

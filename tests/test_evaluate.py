@@ -8,6 +8,8 @@ from site_builder.evaluate import evaluate
 from site_builder.evaluate.queries import explain, impact, trace
 from site_builder.model import IN, OUT, Belief, Justification, Network, Nogood
 
+from .conftest import BAD_CODE
+
 
 def sl(*antecedents: str, unless: tuple[str, ...] = (), label: str = "", kind: str = "SL") -> Justification:
     return Justification(kind, tuple(antecedents), tuple(unless), label)
@@ -383,6 +385,9 @@ def test_the_build_cache_keeps_an_evaluation_for_its_inputs_limit_and_code(tmp_p
     for damaged in (data[:-1], data[:-3] + b"xyz", b"", data.partition(b"\n")[0]):
         kept.write_bytes(damaged)
         assert cache.kept_evaluation(tmp_path, base, 100) is None
+    head = data.split(b"\n", 2)[1]
+    kept.write_bytes(cache._sealed(head + b"\n" + BAD_CODE))  # sealed, yet marshal fails (SystemError)
+    assert cache.kept_evaluation(tmp_path, base, 100) is None
     kept.write_bytes(data)
     assert cache.kept_evaluation(tmp_path, base, 100) == evaluate(base)
     monkeypatch.setattr(cache, "code_digest", lambda: "another version")

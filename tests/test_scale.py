@@ -33,7 +33,7 @@ from site_builder.render import OutputFile, parallel
 from site_builder.render import pages as pages_module, rows as rows_module
 from site_builder.render.views import CLAIM_ECHO
 
-from .conftest import EXAMPLE, ROOT
+from .conftest import BAD_CODE, EXAMPLE, ROOT
 from .test_build import tree_digest
 
 SIZE = 600  # > parallel.SERIAL_BELOW: the pool is used
@@ -1294,6 +1294,7 @@ def test_a_manifest_edited_without_its_seal_gives_a_cold_build(cli, tmp_path):
     b"[\x05\x00\x00\x00N",  # cut short
     b"\xff",  # no marshal code
     b"N",  # None, not a manifest
+    BAD_CODE,  # a code object marshal refuses (SystemError)
 ])
 def test_a_manifest_marshal_cannot_read_gives_a_cold_build(cli, tmp_path, rest):
     """Sealed (so past the CRC check) but not a manifest marshal reads: never a traceback."""
@@ -1551,13 +1552,42 @@ def test_the_code_digest_changes_when_a_library_is_installed_again(monkeypatch, 
     package.mkdir()
     (package / "__init__.py").write_text("__version__ = '1.0'\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(cache_module, "LIBRARIES", ("fakelib", "no_such_library_here"))
+    monkeypatch.setattr(cache_module, "LIBRARIES", {"fakelib": "fakelib", "no_such_library_here": "none"})
     before = cache_module._libraries()
     assert before[1] == ("no_such_library_here",)
     (package / "__init__.py").write_text("__version__ = '1.1'\n")
     os.utime(package / "__init__.py", ns=(1, 1))
     after = cache_module._libraries()
     assert after[0][0] == "fakelib" and after != before
+
+
+def test_a_manifest_marshal_cannot_write_leaves_no_manifest(tmp_path):
+    """Ids of a str subclass (a caller of the API): no traceback after the site is written,
+    and no manifest, so the next build is a cold one."""
+    class Id(str):
+        pass
+
+    store = cache_module.Cache(tmp_path / "cache")
+    store.folder.mkdir()
+    (store.folder / cache_module.MANIFEST).write_bytes(b"the last build's")
+    store.texts, store.shown = {Id("a"): "h:IN"}, {Id("a"): "s:IN"}
+    store.save(tmp_path / "site", ["index.html"])
+    assert not (store.folder / cache_module.MANIFEST).exists() and store.saved is None
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+def test_a_library_imported_from_a_zip_file_is_keyed_by_its_version(monkeypatch, tmp_path, version):
+    """No package file to look at inside an archive: the code digest takes the version then."""
+    import importlib
+    import zipfile
+    archive = tmp_path / "libs.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("zipped_lib/__init__.py", "")
+        out.writestr(f"zipped_lib-{version}.dist-info/METADATA", f"Name: zipped-lib\nVersion: {version}\n")
+    monkeypatch.syspath_prepend(str(archive))
+    importlib.invalidate_caches()
+    monkeypatch.setattr(cache_module, "LIBRARIES", {"zipped_lib": "zipped-lib"})
+    assert cache_module._libraries() == [("zipped_lib", version)]
 
 
 def test_the_manifest_of_an_earlier_version_is_removed_by_the_next_save(cli, tmp_path):
