@@ -1290,11 +1290,11 @@ def test_a_manifest_edited_without_its_seal_gives_a_cold_build(cli, tmp_path):
 
 
 @pytest.mark.parametrize("rest", [
-    b"[\x01\x00\x00\x00" * 100_000 + b"[\x00\x00\x00\x00",  # lists in lists, deeper than marshal reads
-    b"[\x05\x00\x00\x00N",  # cut short
-    b"\xff",  # no marshal code
-    b"N",  # None, not a manifest
-    BAD_CODE,  # a code object marshal refuses (SystemError)
+    pytest.param(b"[\x01\x00\x00\x00" * 100_000 + b"[\x00\x00\x00\x00", id="deeper than marshal reads"),
+    pytest.param(b"[\x05\x00\x00\x00N", id="cut short"),
+    pytest.param(b"\xff", id="no marshal code"),
+    pytest.param(b"N", id="None"),
+    pytest.param(BAD_CODE, id="a code object marshal refuses"),
 ])
 def test_a_manifest_marshal_cannot_read_gives_a_cold_build(cli, tmp_path, rest):
     """Sealed (so past the CRC check) but not a manifest marshal reads: never a traceback."""
