@@ -145,7 +145,7 @@ def emitters() -> tuple[Emitter, ...]:
 
 def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[OutputFile]] | None = None,
            done: Callable[[str, Any], None] | None = None, stages: Any = None,
-           sink: Callable[[Iterable[OutputFile]], None] | None = None,
+           sink: Callable[[Iterable[OutputFile]], set[str]] | None = None,
            saved: Any = None, pages_first: bool = False) -> Iterator[OutputFile]:
     """All output files of the site: every visible belief's files (rendered by `jobs`
     processes, or taken from `reuse`, id -> files of the previous build), the site's own
@@ -155,7 +155,8 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
 
     `done(id, outputs)` is called for each belief in id order (outputs: render.belief.Outputs,
     None when reused); `stages` (progress.Stages) gets the time spent producing each part;
-    `sink` lets worker processes write belief files themselves (write.store_all); `saved`
+    `sink` lets worker processes write belief files themselves (write.store_all), and the
+    search thread its bundle, as soon as Pagefind gives it; `saved`
     (search.SavedBundles: the build's cache) keeps the search bundle for unchanged records."""
     from ..progress import Stages
     from . import pages, parallel, search
@@ -165,7 +166,7 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
     env, counts = pages.environment(ctx), pages.belief_page_counts(ctx)
     with parallel.renderer(ctx, env, counts, jobs, sink) as workers:
         # after the fork: workers must not inherit its threads
-        indexing = None if pages_first else search.start(ctx, saved)
+        indexing = None if pages_first else search.start(ctx, saved, sink)
         try:
             site = workers.site(emitters())  # with a pool, these start now, beside the beliefs
             yield from stages.timed("belief files", _belief_files(ctx, workers, reuse, done))
@@ -176,7 +177,7 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
             raise
     if pages_first and search.enabled(ctx):
         yield PAGES_DONE
-        indexing = search.start(ctx, saved)
+        indexing = search.start(ctx, saved, sink)
     if indexing is not None:
         yield from stages.timed("search (waiting for Pagefind)", indexing.files())
 

@@ -39,7 +39,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Iterator, Mapping, Protocol
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
 
 from ..checks import kind_of
 from . import OutputFile, RenderContext
@@ -522,12 +522,16 @@ class Indexing:
     """Pagefind building a site's bundle in the background (its own process, fed from a
     thread), while the pages render; `files()` waits for it and returns the bundle. With a
     cache, records identical to the last build's take its bundle instead (Pagefind's output
-    is deterministic: the same records give the same bytes)."""
+    is deterministic: the same records give the same bytes). With a `sink` (writing into the
+    site's folder, as the workers do), the thread writes the bundle as soon as it comes, while
+    the pages still render: written last, its 10,000 files took 0.4 s of a 10k build."""
 
-    def __init__(self, ctx: RenderContext, saved: SavedBundles | None = None) -> None:
-        self._bundle: dict[str, bytes] = {}
+    def __init__(self, ctx: RenderContext, saved: SavedBundles | None = None,
+                 sink: Callable[[Iterable[OutputFile]], set[str]] | None = None) -> None:
+        self._files: list[OutputFile] = []
+        self._stored: list[OutputFile] | None = None
         self._failure: BaseException | None = None
-        self._service, self._reused, self._keep = None, None, None
+        self._service, self._reused, self._keep, self._sink = None, None, None, sink
         found = records(ctx)
         executable = _executable()  # here: a missing indexer fails the build at once
         if saved is not None:
@@ -542,7 +546,10 @@ class Indexing:
 
     def _run(self, found: list[SearchRecord]) -> None:
         try:
-            self._bundle = index_files(found, self._service)
+            self._files = _bundle_files(index_files(found, self._service))
+            if self._sink is not None:
+                same = self._sink(self._files)
+                self._stored = [OutputFile(f.path, b"", written=True, same=f.path in same) for f in self._files]
         except BaseException as exc:  # reported by files(), in the build's thread
             self._failure = exc
 
@@ -553,28 +560,34 @@ class Indexing:
             self._thread.join()
 
     def files(self) -> Iterator[OutputFile]:
-        """`pagefind/…`, canonical (byte-identical across builds)."""
+        """`pagefind/…`, canonical (byte-identical across builds); written already (their
+        data left out) when the thread had a sink."""
         if self._reused is not None:
             yield from self._reused
             return
         self._thread.join()
         if self._failure is not None:
             raise self._failure
-        bundle = self._bundle
-        try:
-            bundle = canonical(bundle)
-        except (_Unexpected, KeyError, ValueError, IndexError, OSError):
-            pass  # an unknown bundle layout still searches; only byte-identical rebuilds are lost
-        files = [OutputFile(f"{BUNDLE}/{path}", bundle[path]) for path in sorted(bundle) if _kept(path)]
         if self._keep is not None:
-            self._keep(files)
-        yield from files
+            self._keep(self._files)
+        yield from self._files if self._stored is None else self._stored
 
 
-def start(ctx: RenderContext, saved: SavedBundles | None = None) -> Indexing | None:
+def _bundle_files(bundle: dict[str, bytes]) -> list[OutputFile]:
+    """The files of Pagefind's bundle that the site serves, canonical where the layout is known."""
+    try:
+        bundle = canonical(bundle)
+    except (_Unexpected, KeyError, ValueError, IndexError, OSError):
+        pass  # an unknown bundle layout still searches; only byte-identical rebuilds are lost
+    return [OutputFile(f"{BUNDLE}/{path}", bundle[path]) for path in sorted(bundle) if _kept(path)]
+
+
+def start(ctx: RenderContext, saved: SavedBundles | None = None,
+          sink: Callable[[Iterable[OutputFile]], set[str]] | None = None) -> Indexing | None:
     """Start indexing (None when the site is built without search); `saved`: the build's
-    cache, which keeps the last bundle."""
-    return Indexing(ctx, saved) if enabled(ctx) else None
+    cache, which keeps the last bundle; `sink`: writes the bundle into the site's folder
+    as soon as it comes (see Indexing)."""
+    return Indexing(ctx, saved, sink) if enabled(ctx) else None
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
