@@ -165,11 +165,15 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
     reuse = reuse or {}
     env, counts = pages.environment(ctx), pages.belief_page_counts(ctx)
     with parallel.renderer(ctx, env, counts, jobs, sink) as workers:
-        # after the fork: workers must not inherit its threads
-        indexing = None if pages_first else search.start(ctx, saved, sink)
+        indexing = None
         try:
             site = workers.site(emitters())  # with a pool, these start now, beside the beliefs
-            yield from stages.timed("belief files", _belief_files(ctx, workers, reuse, done))
+            shown = ctx.shown()
+            fresh = workers.beliefs([b for b in shown if b.id not in reuse])  # with a pool: submitted now
+            # After the fork (workers must not inherit its threads), and once they have work:
+            # the records take 0.2 s of a 10k build.
+            indexing = None if pages_first else search.start(ctx, saved, sink)
+            yield from stages.timed("belief files", _belief_files(shown, fresh, reuse, done))
             yield from stages.timed("site files", site)
         except BaseException:
             if indexing is not None:
@@ -182,9 +186,8 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
         yield from stages.timed("search (waiting for Pagefind)", indexing.files())
 
 
-def _belief_files(ctx: RenderContext, workers, reuse, done) -> Iterator[OutputFile]:
-    shown = ctx.shown()
-    fresh = workers.beliefs([b for b in shown if b.id not in reuse])
+def _belief_files(shown: list[Belief], fresh: Iterator, reuse, done) -> Iterator[OutputFile]:
+    """Each published belief's files, in id order: kept (`reuse`) or the next of `fresh`."""
     for belief in shown:
         outputs = None if belief.id in reuse else next(fresh)
         if done is not None:
