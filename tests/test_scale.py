@@ -1698,8 +1698,8 @@ def test_a_failed_render_stops_the_search_indexer(monkeypatch, tmp_path):
     started = []
     real = search.Indexing.__init__
 
-    def noting(self, ctx, cache=None):
-        real(self, ctx, cache)
+    def noting(self, ctx, cache=None, sink=None):
+        real(self, ctx, cache, sink)
         started.append(self)
 
     def broken(ctx):
