@@ -106,7 +106,8 @@ def all_safe_relative(paths: Collection[str]) -> bool:
 
 Files = Iterable | Callable[[Callable], Iterable]
 """OutputFiles, or a function of a sink (`store_all` bound to the temporary folder, for worker
-processes to write files themselves; they pass them on with `written=True`) returning them."""
+processes and the search thread to write files themselves; they pass them on with
+`written=True`) returning them."""
 
 
 def write_site(files: Files, out: Path) -> tuple[set[str], list[Diagnostic]]:
@@ -279,8 +280,13 @@ def _fill_from(temp: Path, files: Files, unchanged: Callable[[object], bool] | N
     stream = files(partial(store_all, temp, unchanged=unchanged)) if callable(files) else files
     try:
         return _fill(temp, stream, unchanged, pages_done)
-    except UnsafePath as exc:  # from a worker's store_all
+    except UnsafePath as exc:  # from a worker's or the search thread's store_all
         return set(), set(), [Diagnostic(str(exc), 0, "E801", "output path outside the site")]
+    finally:  # stopped early (a problem, an error here): the renderer stops its workers and
+        # the search thread now, before the caller removes the folder they write into
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
 
 
 _READ_AS_IS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -308,10 +314,11 @@ class UnsafePath(ValueError):
 
 
 def store_all(folder: Path, items: Iterable, unchanged: Callable[[object], bool] | None = None) -> set[str]:
-    """Write files into a site folder (from worker processes); those `unchanged` says the last
-    build's folder holds as they are (an update: `_unchanged`) are not written, and their
-    paths returned. A claim edit renders its neighbours' pages again, whose badges and
-    index.json stay the same: 3 in 4 of the files, which would otherwise be renamed in too."""
+    """Write files into a site folder (from worker processes, or the search thread); those
+    `unchanged` says the last build's folder holds as they are (an update: `_unchanged`) are
+    not written, and their paths returned. A claim edit renders its neighbours' pages again,
+    whose badges and index.json stay the same: 3 in 4 of the files, which would otherwise be
+    renamed in too."""
     made: set[str] = set()
     same: set[str] = set()
     for item in items:
@@ -360,7 +367,7 @@ def _fill(temp: Path, files: Iterable, unchanged: Callable[[object], bool] | Non
             why = "twice" if item.path in written else "outside the site"
             return set(), set(), [Diagnostic(item.path, 0, "E801", f"output path written {why}")]
         written.add(item.path)
-        if item.written:  # a worker process wrote it (store_all), or found it as it is
+        if item.written:  # a worker or the search thread wrote it (store_all), or found it as it is
             if item.same:
                 same.add(item.path)
             continue

@@ -1721,6 +1721,33 @@ def test_a_failed_render_stops_the_search_indexer(monkeypatch, tmp_path):
     assert not (tmp_path / "site").exists()
 
 
+def test_a_failed_write_stops_the_search_indexer_before_its_folder_goes(monkeypatch, tmp_path):
+    """The writer fails in this process (a full disk, say): Pagefind and the thread that would
+    write its bundle are stopped before the new site's folder is removed, so that nothing
+    writes into it again (write._fill_from closes the renderer)."""
+    import errno
+    import shutil
+    from site_builder import write
+    from site_builder.config import SiteConfig
+    from site_builder.pipeline import build
+    from site_builder.render import search
+
+    events = []
+    abandon, rmtree = search.Indexing.abandon, shutil.rmtree
+    monkeypatch.setattr(search.Indexing, "abandon", lambda self: (events.append("stop"), abandon(self))[1])
+    monkeypatch.setattr(shutil, "rmtree", lambda path, *a, **k: (
+        events.append("remove") if ".new-" in str(path) else None, rmtree(path, *a, **k))[1])
+
+    def full(folder, item, made):
+        raise OSError(errno.ENOSPC, "No space left on device", item.path)
+
+    monkeypatch.setattr(write, "_store", full)
+    built = build(SiteConfig(source=str(EXAMPLE)), tmp_path / "site", jobs=1)
+    assert not built.written and "E806" in {d.code for d in built.diagnostics}
+    assert events[:2] == ["stop", "remove"], events
+    assert not list(tmp_path.glob(".site.new-*"))
+
+
 def test_reading_pauses_the_cycle_collector_and_restores_its_state(monkeypatch):
     import gc
     from site_builder import pipeline

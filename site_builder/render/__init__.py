@@ -29,9 +29,10 @@ class OutputFile:
     data: bytes
     origin: str | None = None
     written: bool = False
-    """Already written into the site folder by a worker process (data left out)."""
+    """Already written into the site folder by a worker process or the search thread
+    through the writer's sink (data left out)."""
     same: bool = False
-    """With `written`: not written, as the worker found the last build's file with these bytes."""
+    """With `written`: not written, as the writer found the last build's file with these bytes."""
 
 
 class _PagesDone:
@@ -183,7 +184,11 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
         yield PAGES_DONE
         indexing = search.start(ctx, saved, sink)
     if indexing is not None:
-        yield from stages.timed("search (waiting for Pagefind)", indexing.files())
+        try:
+            yield from stages.timed("search (waiting for Pagefind)", indexing.files())
+        except BaseException:  # Ctrl+C while waiting: no Pagefind outlives its build
+            indexing.abandon()
+            raise
 
 
 def _belief_files(shown: list[Belief], fresh: Iterator, reuse, done) -> Iterator[OutputFile]:

@@ -8,7 +8,8 @@ keep the index small and the matches meaningful.
 Pagefind's own Python wrapper polls its service once per 0.1 s for each message, so it needs
 130 s for 1,296 records. This module speaks the same service protocol (base64 JSON messages,
 each followed by a comma) to the binary that `pagefind[bin]` ships and collects the bundle in
-memory: only `write` touches the site's folder.
+memory; the build's writer, or the thread that fed Pagefind through the writer's sink
+(`Indexing`), puts it in the site's folder.
 
 Records reach Pagefind as tiny HTML files in a scratch folder (one `AddDir`) rather than as
 one `AddRecord` message each: Pagefind looks each added record's URL up in a list of all
@@ -520,11 +521,12 @@ def _bundle_key(found: list[SearchRecord], executable: str) -> str:
 
 class Indexing:
     """Pagefind building a site's bundle in the background (its own process, fed from a
-    thread), while the pages render; `files()` waits for it and returns the bundle. With a
+    thread), while the pages render; `files()` waits for it and gives the bundle. With a
     cache, records identical to the last build's take its bundle instead (Pagefind's output
     is deterministic: the same records give the same bytes). With a `sink` (writing into the
-    site's folder, as the workers do), the thread writes the bundle as soon as it comes, while
-    the pages still render: written last, its 10,000 files took 0.4 s of a 10k build."""
+    site's folder, as the workers do), the thread writes a new bundle as soon as it comes
+    (in a CLI build, while the pages still render: written after them, its 10,000 files took
+    0.4 s of a 10k build), and `files()` gives them as written."""
 
     def __init__(self, ctx: RenderContext, saved: SavedBundles | None = None,
                  sink: Callable[[Iterable[OutputFile]], set[str]] | None = None) -> None:
@@ -532,8 +534,9 @@ class Indexing:
         self._stored: list[OutputFile] | None = None
         self._failure: BaseException | None = None
         self._service, self._reused, self._keep, self._sink = None, None, None, sink
+        self._abandoned = False
         found = records(ctx)
-        executable = _executable()  # here: a missing indexer fails the build at once
+        executable = _executable()  # here: a missing indexer fails the build before any page is waited for
         if saved is not None:
             key = _bundle_key(found, executable)
             self._reused = saved.search_bundle(key)
@@ -547,7 +550,7 @@ class Indexing:
     def _run(self, found: list[SearchRecord]) -> None:
         try:
             self._files = _bundle_files(index_files(found, self._service))
-            if self._sink is not None:
+            if self._sink is not None and not self._abandoned:  # a failed build's folder goes
                 same = self._sink(self._files)
                 self._stored = [OutputFile(f.path, b"", written=True, same=f.path in same) for f in self._files]
         except BaseException as exc:  # reported by files(), in the build's thread
@@ -556,6 +559,7 @@ class Indexing:
     def abandon(self) -> None:
         """Stop the indexer (the build failed): no Pagefind process outlives its build."""
         if self._service is not None:
+            self._abandoned = True
             self._service.kill()
             self._thread.join()
 
