@@ -17,7 +17,7 @@ from ..evaluate import Evaluation
 from ..model import Belief
 from .. import urls
 
-__all__ = ["OutputFile", "RenderContext", "render", "PAGES_DONE"]
+__all__ = ["OutputFile", "RenderContext", "Sink", "render", "stored", "PAGES_DONE"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +135,19 @@ class RenderContext:
 
 Emitter = Callable[[RenderContext], Iterable[OutputFile]]
 
+Sink = Callable[[Iterable[OutputFile]], set[str]]
+"""Writes files into the site folder (write.store_all bound to it); returns the paths of those
+it left as the last build wrote them."""
+
+
+def stored(files: Sequence[OutputFile], sink: Sink | None) -> list[OutputFile]:
+    """The files, written by the sink (a worker's or the search thread's) and passed on
+    without their bytes; as they are without one."""
+    if sink is None:
+        return list(files)
+    same = sink(files)
+    return [OutputFile(f.path, b"", written=True, same=f.path in same) for f in files]
+
 
 def emitters() -> tuple[Emitter, ...]:
     """The site's own outputs, after the belief files (render.belief), in order."""
@@ -146,7 +159,7 @@ def emitters() -> tuple[Emitter, ...]:
 
 def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[OutputFile]] | None = None,
            done: Callable[[str, Any], None] | None = None, stages: Any = None,
-           sink: Callable[[Iterable[OutputFile]], set[str]] | None = None,
+           sink: Sink | None = None,
            saved: Any = None, pages_first: bool = False) -> Iterator[OutputFile]:
     """All output files of the site: every visible belief's files (rendered by `jobs`
     processes, or taken from `reuse`, id -> files of the previous build), the site's own

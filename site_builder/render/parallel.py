@@ -17,12 +17,12 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Iterator, Sequence
 
 import jinja2
 
 from ..model import Belief
-from . import Emitter, OutputFile, RenderContext
+from . import Emitter, OutputFile, RenderContext, Sink, stored
 from .belief import Outputs, belief_outputs
 
 __all__ = ["default_jobs", "renderer", "Serial", "Workers"]
@@ -51,28 +51,15 @@ def _start(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None, 
     gc.enable()  # the build pauses it (pipeline); rendering makes cycles, and the inherited objects are frozen
 
 
-def _written(files: Sequence[OutputFile], sink: Sink | None) -> list[OutputFile]:
-    """Files written here by the sink, passed on without their bytes (or as they are)."""
-    if sink is None:
-        return list(files)
-    same = sink(files)
-    return [OutputFile(f.path, b"", written=True, same=f.path in same) for f in files]
-
-
 def _chunk(beliefs: list[Belief]) -> list[Outputs]:
     ctx, env, counts, sink = _worker  # type: ignore[misc]
     done = [belief_outputs(ctx, env, counts, b) for b in beliefs]
-    return [replace(o, files=tuple(_written(o.files, sink))) for o in done]
+    return [replace(o, files=tuple(stored(o.files, sink))) for o in done]
 
 
 def _emit(emit: Emitter) -> list[OutputFile]:
     ctx, _, _, sink = _worker  # type: ignore[misc]
-    return _written(list(emit(ctx)), sink)
-
-
-Sink = Callable[[Iterable[OutputFile]], set[str]]
-"""Writes files into the site folder (write.store_all bound to it); returns the paths of those
-it left as the last build wrote them."""
+    return stored(list(emit(ctx)), sink)
 
 
 class Serial:

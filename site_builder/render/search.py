@@ -40,10 +40,10 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
+from typing import Any, Iterable, Iterator, Mapping, Protocol
 
 from ..checks import kind_of
-from . import OutputFile, RenderContext
+from . import OutputFile, RenderContext, Sink, stored
 from .exports.records import one_line
 from .markup import short
 
@@ -529,7 +529,7 @@ class Indexing:
     0.4 s of a 10k build), and `files()` gives them as written."""
 
     def __init__(self, ctx: RenderContext, saved: SavedBundles | None = None,
-                 sink: Callable[[Iterable[OutputFile]], set[str]] | None = None) -> None:
+                 sink: Sink | None = None) -> None:
         self._files: list[OutputFile] = []
         self._stored: list[OutputFile] | None = None
         self._failure: BaseException | None = None
@@ -551,8 +551,7 @@ class Indexing:
         try:
             self._files = _bundle_files(index_files(found, self._service))
             if self._sink is not None and not self._abandoned:  # a failed build's folder goes
-                same = self._sink(self._files)
-                self._stored = [OutputFile(f.path, b"", written=True, same=f.path in same) for f in self._files]
+                self._stored = stored(self._files, self._sink)
         except BaseException as exc:  # reported by files(), in the build's thread
             self._failure = exc
 
@@ -587,7 +586,7 @@ def _bundle_files(bundle: dict[str, bytes]) -> list[OutputFile]:
 
 
 def start(ctx: RenderContext, saved: SavedBundles | None = None,
-          sink: Callable[[Iterable[OutputFile]], set[str]] | None = None) -> Indexing | None:
+          sink: Sink | None = None) -> Indexing | None:
     """Start indexing (None when the site is built without search); `saved`: the build's
     cache, which keeps the last bundle; `sink`: writes the bundle into the site's folder
     as soon as it comes (see Indexing)."""
