@@ -152,13 +152,13 @@ try:
         service.get_executable = lambda *a, **k: proxy
 except ImportError:
     pass
-from site_builder.cli import main
+from site_builder.cli import leave, main
 code = main()
 runs = [json.loads(l) for l in open(indexer)] if os.path.exists(indexer) else []
 with open(stats, "w") as out:
     json.dump({"self_rss_kb": _hwm_kb(), "child_rss_kb": max([r["rss_kb"] for r in runs] or [0]),
                "child_cpu_s": sum(r["cpu_s"] for r in runs), "indexer_runs": len(runs)}, out)
-sys.exit(code)
+leave(code)  # as the console script ends
 """.replace("PROXY", repr(_PROXY))
 
 # mkdocs build in this process (as its console script does), then its own peak.

@@ -6,9 +6,11 @@ Exit codes: 0 clean, 1 errors (or warnings with --strict), 2 usage errors.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__, review
 from .config import load_config, utf8_text, with_overrides
@@ -329,5 +331,22 @@ def main(argv: list[str] | None = None) -> int:
         return FAILED
 
 
+def leave(code: int) -> NoReturn:
+    """End the process with `code` once its output is flushed, without tearing down the heap:
+    freeing a 10k build's objects one by one took 30 ms of a 1.2 s incremental build, and
+    every file, child process and thread of the command is closed by the time it returns."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can reach it
+            pass
+    os._exit(code)
+
+
+def console() -> NoReturn:
+    """The `belief-site` console script (and `python -m site_builder.cli`)."""
+    leave(main() or OK)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

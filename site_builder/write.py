@@ -304,8 +304,9 @@ def _unchanged(out: str, previous: frozenset[str], item) -> bool:
     except OSError:
         return False
     with os.fdopen(handle, "rb") as found:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            return False
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(item.data):
+            return False  # another size: the bytes of a changed listing or export (megabytes) go unread
         return found.read(len(item.data) + 1) == item.data
 
 

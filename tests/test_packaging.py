@@ -140,7 +140,7 @@ def test_wheel_ships_theme_schema_and_script(wheel, snapshot):
 
     parser = configparser.ConfigParser(delimiters=("=",))
     parser.read_string(entry_points)
-    assert parser.get("console_scripts", "belief-site").strip() == "site_builder.cli:main"
+    assert parser.get("console_scripts", "belief-site").strip() == "site_builder.cli:console"
 
 
 def test_installed_wheel_builds_site_outside_checkout(wheel, tmp_path):
@@ -193,3 +193,22 @@ def test_editable_install_finds_theme_in_checkout():
         f"tests import {site_builder.__file__}, not the checkout (pip install -e .)")
     assert templates_dir().resolve() == (ROOT / "templates").resolve()
     assert (templates_dir() / "base.html").is_file()
+
+
+def test_the_console_script_ends_with_its_output_delivered_and_its_exit_code(tmp_path):
+    """The console script leaves with os._exit, skipping the heap's teardown (cli.leave): what
+    it printed into a pipe, where stdout is block-buffered, must still arrive whole, and the
+    process must end with the command's exit code."""
+    (tmp_path / "network.json").write_text(json.dumps({"nodes": {
+        "a": {"text": "A.", "truth_value": "MAYBE"}, "b": {"text": "B."}}}), encoding="utf-8")
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # as users run it
+    done = subprocess.run([sys.executable, "-m", "site_builder.cli", "check", "--format", "json", "network.json"],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path, env=buffered)
+    assert done.returncode == 1, done.stderr
+    found = json.loads(done.stdout)  # in the pipe's buffer until the script flushed it
+    assert [d["code"] for d in found] == ["E602"], found
+    clean = subprocess.run([sys.executable, "-m", "site_builder.cli", "build", str(EXAMPLE), "-o", "site",
+                            "--no-search", "--no-cache"], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                           env=buffered)
+    assert clean.returncode == 0, clean.stderr
+    assert clean.stderr.rstrip().splitlines()[-1].startswith("built "), clean.stderr

@@ -945,6 +945,33 @@ def test_an_update_leaves_only_files_of_the_last_build_with_the_same_bytes(tmp_p
     assert all(after[name] != before[name] for name in "cdef")
 
 
+def test_an_update_reads_no_old_file_of_another_size(tmp_path, monkeypatch):
+    """A changed listing or export (megabytes at 10k beliefs) usually changes size: the writer
+    then takes it as changed without reading the old bytes; a file of the same size is read."""
+    from site_builder import write
+    out = tmp_path / "site"
+    assert write.write_site([OutputFile("big", b"x" * 100_000), OutputFile("same", b"y" * 1000)], out)[1] == []
+    read: list[int] = []
+    opened = os.fdopen
+
+    def counting(handle, *args, **kwargs):
+        found = opened(handle, *args, **kwargs)
+        whole = found.read
+
+        def reading(size=-1):
+            data = whole(size)
+            read.append(len(data))
+            return data
+        found.read = reading
+        return found
+    monkeypatch.setattr(write.os, "fdopen", counting)
+    files = [OutputFile("big", b"x" * 99_999 + b"!!"), OutputFile("same", b"y" * 999 + b"!")]
+    paths, problems = write.update_site(files, out, set(), frozenset({"big", "same"}))
+    assert problems == [] and paths == {"big", "same"}
+    assert read == [1000]  # the file of the same size only
+    assert (out / "big").read_bytes() == b"x" * 99_999 + b"!!"
+
+
 def _pages_then_index(out: Path, seen: list):
     """An incremental build's stream: a changed page, PAGES_DONE, then (noting what the
     site holds by then) the new search bundle."""
