@@ -212,3 +212,36 @@ def test_the_console_script_ends_with_its_output_delivered_and_its_exit_code(tmp
                            env=buffered)
     assert clean.returncode == 0, clean.stderr
     assert clean.stderr.rstrip().splitlines()[-1].startswith("built "), clean.stderr
+
+
+def _cli(args: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # as users run it
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=60, cwd=cwd,
+                          env=buffered, **kwargs)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_the_console_script_cannot_write_fails_it(tmp_path):
+    """A full disk under the output (here /dev/full) is an error, not a silent success with
+    a cut file, though the script leaves with os._exit."""
+    (tmp_path / "network.json").write_text(json.dumps({"nodes": {"a": {"text": "A."}}}), encoding="utf-8")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "site_builder.cli", "check", "--format", "json", "network.json"],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=60, cwd=tmp_path,
+                              env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"})
+    assert done.returncode == 1
+    assert "belief-site: cannot write the output: No space left on device" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_console_script_runs_with_its_output_closed_and_under_a_profiler(tmp_path):
+    """Started with stdout closed (`>&-`), the script builds and exits 0; under cProfile
+    (which writes its results at exit) it leaves as Python does, so the profile is written."""
+    (tmp_path / "network.json").write_text(json.dumps({"nodes": {"a": {"text": "A."}}}), encoding="utf-8")
+    closed = _cli(["-c", "import os, subprocess, sys; os.close(1); "
+                         "sys.exit(subprocess.call([sys.executable, '-m', 'site_builder.cli', 'check', 'network.json']))"],
+                  tmp_path)
+    assert closed.returncode == 0 and "Traceback" not in closed.stderr, closed.stderr
+    profiled = _cli(["-m", "cProfile", "-o", "build.prof", "-m", "site_builder.cli", "check", "network.json"], tmp_path)
+    assert profiled.returncode == 0, profiled.stderr
+    assert (tmp_path / "build.prof").stat().st_size > 0
