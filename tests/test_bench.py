@@ -37,7 +37,8 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     served_search = "rebuild in serve's build process: 1 claim edited (with search), pages in place"
     reindexed = "rebuild: 1 claim edited (incremental, with search)"
     expected = {(name, run) for run in (
-        "full", "floor", "mkdocs", "full, no search", "rebuild base", edited, warm, tail, served, served_search,
+        "full", "floor", "mkdocs", "full, no search", "full, no search, page cache warm", "rebuild base", edited,
+        warm, tail, served, served_search,
         "rebuild: quiet premise retracted (incremental, no search)",
         "rebuild: premise retracted (incremental, no search)", "rebuild: premise retracted (cold, same site, no search)",
         reindexed, "documents: full, no search", "documents: rebuild base",
@@ -62,7 +63,11 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     assert report["incremental"]["claim_edited_kept"] == edit["raw"]["kept"]
     assert report["incremental"]["claim_edited_speedup"] > 0
     assert runs[(name, warm)]["raw"]["kept"] > SIZE // 2 and report["incremental"]["claim_edited_warm_speedup"] > 0
-    assert "page cache warm" in done.stdout
+    # the warm edit is compared with the cold build run warm too
+    cold_warm = runs[(name, "full, no search, page cache warm")]
+    assert cold_warm["raw"]["kept"] == 0 and "cold no search, warm / this = " in runs[(name, warm)]["note"]
+    assert report["incremental"]["claim_edited_warm_speedup"] == cold_warm["wall_s"] / runs[(name, warm)]["wall_s"]
+    assert "page cache warm: cold" in done.stdout
     assert runs[(name, tail)]["raw"]["kept"] == SIZE - 1  # only the edited belief's own page
     assert report["incremental"]["claim_tail_edited_kept"] == SIZE - 1 and "edited past what other pages show" in done.stdout
     serve = runs[(name, served)]  # the warm process: most pages kept
