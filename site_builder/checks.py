@@ -6,7 +6,7 @@ from typing import Iterable
 
 from .diagnostics import Diagnostic
 from .evaluate import Evaluation
-from .model import Belief, Item
+from .model import Belief
 from .parse.document import Facts
 
 __all__ = ["check_documents", "echo_of", "kind_of"]
@@ -19,20 +19,24 @@ def kind_of(belief: Belief) -> str:
 
 def echo_of(belief: Belief) -> str:
     """The claim as echoed after an item: one line."""
-    return " ".join(line.strip() for line in belief.text.split("\n") if line.strip())
+    text = belief.text
+    if "\n" not in text:  # most claims: the same as the join below
+        return text.strip()
+    return " ".join(line.strip() for line in text.split("\n") if line.strip())
 
 
 def check_documents(documents: Iterable[Facts], ev: Evaluation) -> list[Diagnostic]:
     """Stale derived content (W503), unverified dependents (W402), metadata refs (W504)."""
     found: list[Diagnostic] = []
     beliefs = ev.network.beliefs
+    echoes: dict[str, str] = {}  # id -> echo_of: each belief is cited by several documents
     for doc in documents:
         belief = doc.belief
         if belief is None or beliefs.get(belief.id) is not belief:
             continue
         found += _status(doc, belief, ev)
-        found += _items(doc, belief, ev)
-        found += _listed(doc, belief, ev)
+        found += _items(doc, belief, ev, echoes)
+        found += _listed(doc, belief, ev, echoes)
     for belief in beliefs.values():
         found += _metadata_refs(belief, beliefs)
     return found
@@ -56,32 +60,35 @@ def _status(doc: Facts, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
     return out
 
 
-def _item_problems(doc: Facts, item: Item, ev: Evaluation) -> list[Diagnostic]:
-    target = ev.network.beliefs.get(item.ref)
+def _item_problems(doc: Facts, ref: str, tag: str | None, echo: str | None, line: int, ev: Evaluation,
+                   echoes: dict[str, str]) -> list[Diagnostic]:
+    """An item citing `ref` on `line`, with the tag and claim echo it states (None: none)."""
+    target = ev.network.beliefs.get(ref)
     if target is None:
         return []
     out = []
-    if item.tag is not None and item.tag != ev.value(item.ref):
-        out.append(_stale(doc, item.line, f"{item.ref} is tagged {item.tag}, is {ev.value(item.ref)}"))
-    if item.echo is not None and item.echo.strip() != echo_of(target):
-        out.append(_stale(doc, item.line, f"the claim echoed for {item.ref} differs from its text"))
+    if tag is not None and tag != ev.value(ref):
+        out.append(_stale(doc, line, f"{ref} is tagged {tag}, is {ev.value(ref)}"))
+    if echo is not None:
+        expected = echoes.get(ref)
+        if expected is None:
+            expected = echoes[ref] = echo_of(target)
+        if echo.strip() != expected:
+            out.append(_stale(doc, line, f"the claim echoed for {ref} differs from its text"))
     return out
 
 
-def _items(doc: Facts, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
+def _items(doc: Facts, belief: Belief, ev: Evaluation, echoes: dict[str, str]) -> list[Diagnostic]:
     out = []
+    stated = doc.echoes
     for j in belief.justifications:
         pairs = zip(j.antecedents + j.outlist, j.ante_lines + j.out_lines, j.ante_tags + j.out_tags)
         for ref, line, tag in pairs:
-            out += _item_problems(doc, Item(ref, tag, _echo_at(doc, line), line), ev)
+            out += _item_problems(doc, ref, tag, stated.get(line), line, ev, echoes)
     return out
 
 
-def _echo_at(doc: Facts, line: int) -> str | None:
-    return doc.echoes.get(line)
-
-
-def _listed(doc: Facts, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
+def _listed(doc: Facts, belief: Belief, ev: Evaluation, echoes: dict[str, str]) -> list[Diagnostic]:
     """Dependents and Challenges sections against the computed dependents."""
     out = []
     beliefs = ev.network.beliefs
@@ -92,7 +99,7 @@ def _listed(doc: Facts, belief: Belief, ev: Evaluation) -> list[Diagnostic]:
                                       f"{name} lists {item.ref!r}, which is not in the network "
                                       "(kept as an unverified entry)"))
             else:
-                out += _item_problems(doc, item, ev)
+                out += _item_problems(doc, item.ref, item.tag, item.echo, item.line, ev, echoes)
     if doc.stated.dependents is not None:
         stated = {i.ref for i in doc.stated.dependents if i.ref in beliefs}
         computed = {d.id for d in ev.dependents[belief.id]}

@@ -12,6 +12,7 @@ from dataclasses import replace
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from site_builder.checks import echo_of
 from site_builder.evaluate import evaluate
 from site_builder.evaluate.truth import is_retracted
 from site_builder.ids import document_path, is_valid_id
@@ -201,3 +202,12 @@ def test_front_matter_string_ending_in_blank_lines_round_trips():
                    Belief("a", "claim", summary="Two paragraphs.\n\n"),
                    Belief("a", "x\n\n")):
         assert_round_trip(Network({"a": belief}), "a")
+
+
+@settings(max_examples=300, derandomize=True)
+@given(st.text(st.sampled_from(" \t\r\n\u00a0\u2028ab→")))
+def test_a_claim_is_echoed_on_one_line_its_lines_stripped_and_joined(text):
+    """checks.echo_of takes a claim without a newline as it is, stripped: the same as joining
+    its stripped, non-empty lines."""
+    belief = Belief("a", text)
+    assert echo_of(belief) == " ".join(line.strip() for line in text.split("\n") if line.strip())
