@@ -190,7 +190,7 @@ class DocumentsCache:
         self._used[key] = found
         return facts
 
-    def vouch(self, shown: str, full: Path, relative) -> SourceFile | None:
+    def vouch(self, shown: str, full: str, relative) -> SourceFile | None:
         """A document the last build read, unchanged by its status, as an unread SourceFile
         (`token`: its key), or None: read it. Notes the status first, so that the index keeps
         the status the file had before it was read (load.load calls it for each document)."""

@@ -11,6 +11,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Callable, Iterable, Iterator
 
@@ -174,7 +175,7 @@ def _reader(path: str, entry: os.DirEntry, inside: str) -> Callable[[], bytes]:
     elsewhere, or to a hidden file of the folder (.env), would publish it (a key,
     /proc/self/environ) through a page or a diagnostic. Each is E101, with nothing read."""
     if entry.is_file(follow_symlinks=False):  # the usual case: no system call beyond the walk's
-        return Path(path).read_bytes
+        return partial(_read_file, path)  # no Path per document: most are not read (a cache vouches for them)
 
     def checked() -> bytes:
         real = os.path.realpath(path)
@@ -185,6 +186,11 @@ def _reader(path: str, entry: os.DirEntry, inside: str) -> Callable[[], bytes]:
                 raise OSError(errno.EACCES, "a link to a hidden file of the documents folder (not followed)")
         return _read_regular(real)
     return checked
+
+
+def _read_file(path: str) -> bytes:
+    with open(path, "rb") as opened:
+        return opened.read()
 
 
 def _read_regular(path: str) -> bytes:
@@ -201,9 +207,9 @@ def _read_regular(path: str) -> bytes:
         os.close(handle)
 
 
-Vouch = Callable[[str, Path, PurePosixPath], "SourceFile | None"]
-"""(displayed path, file, relative path) -> an unread SourceFile for a document the build's
-cache knows unchanged, or None: read it."""
+Vouch = Callable[[str, str, PurePosixPath], "SourceFile | None"]
+"""(displayed path, the file's path, relative path) -> an unread SourceFile for a document the
+build's cache knows unchanged, or None: read it."""
 
 
 def load(source: str | Path, vouched: Vouch | None = None) -> Sources:
@@ -220,7 +226,8 @@ def load(source: str | Path, vouched: Vouch | None = None) -> Sources:
     if kind != DOCUMENTS:
         one = read_source(lambda: _read_regular(str(root)), shown_root, PurePosixPath(root.name), found)
         return Sources(shown_root, kind, (one,) if one else (), None, tuple(found))
-    spared = None if vouched is None else lambda shown, relative: vouched(shown, root / relative, relative)
+    base = os.path.join(root, "")  # string joins: a Path per document took 0.03 s of 10,000
+    spared = None if vouched is None else lambda shown, relative: vouched(shown, f"{base}{relative}", relative)
     inside = os.path.join(os.path.realpath(root), "")
     entries = ((rel, _reader(full, entry, inside)) for full, rel, entry in _walk(root))
     return documents_folder(shown_root, entries, found, spared)

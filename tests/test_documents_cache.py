@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import site_builder.parse as parse_module
-from site_builder import documents_cache
+from site_builder import documents_cache, load
 from site_builder.documents_cache import DOCUMENTS, STAMP, DocumentsCache, decode, encode
 from site_builder.pipeline import check
 
@@ -248,13 +248,13 @@ def test_fmt_refuses_documents_read_through_the_cache(tmp_path):
 def _read(monkeypatch, root: Path) -> list[str]:
     """Records the path of every document file under `root` read from now on."""
     seen: list[str] = []
-    real = Path.read_bytes
+    real = load._read_file
 
-    def noting(path):
-        if path.suffix == ".md" and path.is_relative_to(root):
-            seen.append(str(path))
+    def noting(path: str) -> bytes:
+        if path.endswith(".md") and Path(path).is_relative_to(root):
+            seen.append(path)
         return real(path)
-    monkeypatch.setattr(Path, "read_bytes", noting)
+    monkeypatch.setattr(load, "_read_file", noting)
     return seen
 
 
@@ -426,18 +426,18 @@ def test_statuses_follow_the_file_systems_clock_and_device(cli, tmp_path, monkey
 
 def test_a_document_this_user_cannot_read_is_not_taken_unread(cli, tmp_path, monkeypatch, settled):
     """A cold build says E101 for it; so must one whose cache another user filled. (Root
-    reads any file, so the permission is played by patching `access` and `read_bytes`.)"""
+    reads any file, so the permission is played by patching `access` and the read.)"""
     source = tmp_path / "beliefs"
     shutil.copytree(EXAMPLE, source)
     _build(cli, source, tmp_path / "site", "--cache-dir", tmp_path / "cache")
     locked = sorted(source.glob("*.md"))[0]
-    real_access, real_read = os.access, Path.read_bytes
+    real_access, real_read = os.access, load._read_file
 
     def read(path):
-        if path == locked:
+        if Path(path) == locked:
             raise PermissionError(13, "Permission denied")
         return real_read(path)
-    monkeypatch.setattr(documents_cache.os, "access", lambda p, mode: p != locked and real_access(p, mode))
-    monkeypatch.setattr(Path, "read_bytes", read)
+    monkeypatch.setattr(documents_cache.os, "access", lambda p, mode: Path(p) != locked and real_access(p, mode))
+    monkeypatch.setattr(load, "_read_file", read)
     code, _, err = cli("build", source, "-o", tmp_path / "site", "--no-search", "--cache-dir", tmp_path / "cache")
     assert code == 1 and f"{locked}: E101 cannot read file: Permission denied" in err
