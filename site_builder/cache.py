@@ -486,6 +486,8 @@ class Cache:
     saved: Saved | None = None
     """The manifest `previous` is, as this process saved it (not checked again); after
     `save`, this build's."""
+    _states: dict[str, str] = field(default_factory=dict)
+    """id -> `state` (`prepare`)."""
 
     @classmethod
     def open(cls, folder: Path, saved: Saved | None = None) -> "Cache":
@@ -498,15 +500,23 @@ class Cache:
             previous = {}
         return cls(folder, previous)
 
-    def reusable(self, ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = None) -> Reuse | None:
-        """What the previous site offers this build (None: render everything); `known`: see `texts`."""
+    def prepare(self, ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = None) -> None:
+        """This build's salt and its beliefs' hashes (`code`, `salt`, `contents`, `texts`): all
+        the rows (`Rows`) need, before the previous build is compared (`reusable`); `known`:
+        see `texts`."""
         ev = ctx.evaluation
-        states = {i: state(ev, i) for i in ev.network.beliefs}
-        statuses = digest(*states.values())
+        self._states = {i: state(ev, i) for i in ev.network.beliefs}
         self.code = code_digest()
-        self.salt, self.contents = salt(ctx, statuses, self.code), texts(ctx, known)
-        self.texts = {i: f"{h}:{states[i]}" for i, h in self.contents.items()}
-        old = self.previous
+        self.salt = salt(ctx, digest(*self._states.values()), self.code)
+        self.contents = texts(ctx, known)
+        self.texts = {i: f"{h}:{self._states[i]}" for i, h in self.contents.items()}
+
+    def reusable(self, ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = None) -> Reuse | None:
+        """What the previous site offers this build (None: render everything), `prepare`d first
+        unless it was; `known`: see `texts`."""
+        if not self.salt:
+            self.prepare(ctx, known)
+        states, old = self._states, self.previous
         self.shown = {i: f"{h}:{states[i]}" for i, h in shown(ctx, self.contents, old, self.salt).items()}
         if old.get("salt") != self.salt or ctx.diagrams or not isinstance(old.get("out"), str):
             return None

@@ -30,7 +30,7 @@ from .progress import Stages
 from .render import OutputFile, RenderContext, render
 from .render.pages import raised_by_template, template_problem
 from .render.search import SearchError
-from .write import update_site, write_site
+from .write import Plan, update_site, write_planned, write_site
 
 __all__ = ["Checked", "Built", "check", "build", "formatted", "imported", "exported"]
 
@@ -276,10 +276,15 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
     """Render and write the site (with the cache folder held, when there is one); the
     documents' facts are kept even when rendering or writing failed (they stay true)."""
     store, reused = None, None
+    planned = cache is not None and published is None  # the last build is compared while the site's own files render
     if cache is not None:
         with stages.stage("cache"):
             store = Cache.open(cache, memory.manifest if memory is not None else None)
-            reused = store.reusable(ctx, memory.texts if memory is not None else None)
+            known = memory.texts if memory is not None else None
+            if planned:
+                store.prepare(ctx, known)
+            else:
+                reused = store.reusable(ctx, known)
             if memory is not None:
                 beliefs = ctx.evaluation.network.beliefs
                 memory.texts = {i: (beliefs[i], text) for i, text in store.contents.items()}
@@ -290,10 +295,14 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
             published(Built(kept, tuple(diagnostics), files, True, len(reused.files) if reused else 0,
                             documents.hits if documents is not None else 0,
                             documents.unread if documents is not None else 0))
+    compared = stages.seconds.get("cache", 0.0)
     try:
         with stages.stage("total render and write"):
             done = _done(store, progress, len(ctx.visible))
-            paths, problems = _write(ctx, out, jobs, reused, done, stages, store, pages)
+            if planned:
+                paths, problems, reused = _write_planned(ctx, out, jobs, done, stages, store)
+            else:
+                paths, problems = _write(ctx, out, jobs, reused, done, stages, store, pages)
     except Exception as exc:
         problem = _stopped(exc, ctx, out)
         if problem is None:  # a bug: its traceback is wanted
@@ -301,7 +310,8 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
         unsaved = _keep_documents(documents, kept.parsed.facts, store.folder) if store is not None else []
         return Built(kept, (*diagnostics, problem, *unsaved), 0, False)
     produced = sum(v for k, v in stages.seconds.items() if k in _RENDER_STAGES)
-    stages.add("write", stages.seconds.pop("total render and write") - produced)
+    compared = stages.seconds.get("cache", 0.0) - compared  # while rendering (_write_planned)
+    stages.add("write", stages.seconds.pop("total render and write") - produced - compared)
     if store is not None:
         with stages.stage("cache"):
             diagnostics += _keep_documents(documents, kept.parsed.facts, store.folder)
@@ -392,6 +402,31 @@ def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done,
         skip, keep = None, set()  # serve: every page goes in over the last build's, then the search bundle
     return update_site(lambda sink: render(ctx, jobs, skip, done, stages, sink, store, pages is not None),
                        out, keep, previous, pages)
+
+
+def _write_planned(ctx: RenderContext, out: Path, jobs: int, done, stages: Stages, store: Cache
+                   ) -> tuple[set[str], list[Diagnostic], Reuse | None]:
+    """`_write` for a CLI build with a cache: the site's own files (listings, exports) start
+    rendering before the cache has compared this build with the last one (0.1 s of a 10k
+    claim edit), which it does meanwhile; the belief files follow, and the site goes in as
+    `_write` would put it (write.write_planned). Also returns what was reused."""
+    plan, found = Plan(), []
+
+    def reuse() -> dict | None:
+        with stages.stage("cache"):
+            reused = store.reusable(ctx)
+        found.append(reused)
+        if reused is None:
+            return None
+        if os.path.abspath(reused.origin) != os.path.abspath(out) or _swap_is_quicker(reused, ctx):
+            origin = str(reused.origin)  # linked into a new folder (as in _write)
+            return {i: [OutputFile(p, b"", f"{origin}/{p}") for p in paths] for i, paths in reused.files.items()}
+        plan.update, plan.previous = True, reused.previous
+        plan.keep = {p for paths in reused.files.values() for p in paths}
+        return {i: () for i in reused.files}
+
+    paths, problems = write_planned(lambda sink: render(ctx, jobs, reuse, done, stages, sink, store), out, plan)
+    return paths, problems, found[0] if found else None
 
 
 _RENDER_STAGES = ("belief files", "site files", "search (waiting for Pagefind)")

@@ -363,6 +363,60 @@ def test_a_flip_that_reaches_most_pages_links_the_kept_ones_into_a_new_folder(cl
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
 
 
+def test_the_site_files_render_while_the_cache_compares_the_builds(cli, generated, tmp_path, monkeypatch):
+    """A CLI build with a cache submits the site's own files (listings, exports) to the
+    workers first, then compares this build with the last one (Cache.reusable) while they
+    render, then submits the belief files that changed: the comparison is off the critical path."""
+    source, site, cache = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache"
+    shutil.copy(generated, source)
+    _build(cli, source, site, "--cache-dir", cache)
+    events: list[str] = []
+    site_files, beliefs, compare = parallel.Workers.site, parallel.Workers.beliefs, cache_module.Cache.reusable
+    monkeypatch.setattr(parallel.Workers, "site", lambda self, e: events.append("site files") or site_files(self, e))
+    monkeypatch.setattr(parallel.Workers, "beliefs", lambda self, b: events.append("belief files") or beliefs(self, b))
+    monkeypatch.setattr(cache_module.Cache, "reusable", lambda self, *a: events.append("compared") or compare(self, *a))
+    _edit(source, _claim)
+    assert _kept(_build(cli, source, site, "--cache-dir", cache, "-j", "2")) > SIZE // 2
+    assert events == ["site files", "compared", "belief files"]
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+
+
+def test_site_files_left_in_the_old_folder_are_linked_into_a_new_one(cli, generated, tmp_path):
+    """Until the comparison says how the site goes in, a site file with the bytes the old
+    folder holds is not written (write.write_planned); when a new folder is swapped in (few
+    pages kept), it is linked from the old one: the same file, as a cold build writes it."""
+    source, site, cache = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache"
+    shutil.copy(generated, source)
+    _build(cli, source, site, "--cache-dir", cache)
+    style, folder = site / "assets" / "style.css", site.stat().st_ino
+    before = style.stat().st_ino
+    _edit(source, _retract)
+    assert 0 < _kept(_build(cli, source, site, "--cache-dir", cache)) < SIZE // 2
+    assert site.stat().st_ino != folder and style.stat().st_ino == before  # a new folder, the file linked
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+
+
+def test_a_planned_update_keeps_a_file_of_the_same_bytes_the_last_build_did_not_list(tmp_path):
+    """write.write_planned compares each file with the marked folder's before it knows the
+    last build's files: one of the same bytes stays, and is this build's from then on."""
+    from site_builder import write
+
+    out = tmp_path / "site"
+    assert write.write_site([OutputFile("a.txt", b"a"), OutputFile("b.txt", b"b")], out) == ({"a.txt", "b.txt"}, [])
+    (out / "extra.txt").write_bytes(b"x")  # not the last build's
+    stays, changes = (out / "extra.txt").stat().st_ino, (out / "b.txt").stat().st_ino
+    plan = write.Plan()
+
+    def files(sink):
+        plan.update, plan.keep, plan.previous = True, {"a.txt"}, frozenset({"a.txt", "b.txt"})
+        return [OutputFile("b.txt", b"B"), OutputFile("extra.txt", b"x")]
+
+    assert write.write_planned(files, out, plan) == ({"a.txt", "b.txt", "extra.txt"}, [])
+    assert (out / "extra.txt").stat().st_ino == stays and (out / "b.txt").stat().st_ino != changes
+    assert sorted(p.name for p in out.iterdir()) == [".belief-site", "a.txt", "b.txt", "extra.txt"]
+    assert (out / "b.txt").read_bytes() == b"B"
+
+
 def _kept(report: str) -> int:
     """The pages a build's last line says it kept (0 when it says nothing of them)."""
     return int(report.split("unchanged belief pages kept")[0].rsplit(",", 1)[1]) if "kept" in report else 0

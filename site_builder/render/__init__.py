@@ -157,7 +157,8 @@ def emitters() -> tuple[Emitter, ...]:
             changes.emit, changes.emit_redirects)
 
 
-def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[OutputFile]] | None = None,
+def render(ctx: RenderContext, jobs: int = 1,
+           reuse: Mapping[str, Sequence[OutputFile]] | Callable[[], Mapping[str, Sequence[OutputFile]] | None] | None = None,
            done: Callable[[str, Any], None] | None = None, stages: Any = None,
            sink: Sink | None = None,
            saved: Any = None, pages_first: bool = False) -> Iterator[OutputFile]:
@@ -166,6 +167,9 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
     files, then the search bundle, which Pagefind builds while the pages render. With
     `pages_first` (serve), `PAGES_DONE` follows the site's files and Pagefind starts only
     then: the pages, which a reader waits for, get every core; the index follows.
+
+    `reuse` may be a function that gives it, called once the site's files are under way (with
+    a pool: rendering), so that the cache compares the builds meanwhile (pipeline).
 
     `done(id, outputs)` is called for each belief in id order (outputs: render.belief.Outputs,
     None when reused); `stages` (progress.Stages) gets the time spent producing each part;
@@ -176,12 +180,12 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
     from . import pages, parallel, search
 
     stages = stages or Stages()
-    reuse = reuse or {}
     env, counts = pages.environment(ctx), pages.belief_page_counts(ctx)
     with parallel.renderer(ctx, env, counts, jobs, sink) as workers:
         indexing = None
         try:
             site = workers.site(emitters())  # with a pool, these start now, beside the beliefs
+            reuse = (reuse() if callable(reuse) else reuse) or {}
             shown = ctx.shown()
             fresh = workers.beliefs([b for b in shown if b.id not in reuse])  # with a pool: submitted now
             # After the fork (workers must not inherit its threads), and once they have work:
