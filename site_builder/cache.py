@@ -29,9 +29,10 @@ or a belief it read changed what other beliefs' files show of it or its state (a
 flip renders the pages that show or compute from a flipped belief, not every page; a claim
 edit past the 200 characters other pages echo renders the belief's own files only);
 otherwise its files are kept: left in place when the build writes into the folder
-the last one wrote (write.update_site), hard-linked from it into a new folder otherwise (a
-build into another folder, or a CLI build that keeps under 70% of the pages:
-pipeline._swap_is_quicker). Listings, exports and the search bundle are always rebuilt,
+the last one wrote (write.write_planned; serve: write.update_site), hard-linked from it into
+a new folder otherwise (a build into another folder, or a CLI build that keeps under 70% of
+the pages: pipeline._swap_is_quicker). A CLI build compares the builds (`Cache.reusable`)
+while the listings and exports render (`Cache.prepare` gives what they need first). Listings, exports and the search bundle are always rebuilt,
 the first two from the rows of the last build whose beliefs did not change (content or
 state), nor did the beliefs the rows show or compute from (`Rows`).
 Diagrams laid out by Graphviz (drawn before the pages, outside the recorded reads) turn

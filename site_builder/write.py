@@ -152,8 +152,9 @@ def _staging(out: Path) -> Path:
 
 def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str],
                 published: Callable[[int], None] | None = None) -> tuple[set[str], list[Diagnostic]]:
-    """An incremental build: every new or changed file is written into a temporary folder
-    first; only when all are written do they replace their old versions in `out` (each
+    """An incremental build (serve's; a CLI build's: `write_planned`): every new or changed
+    file is written into a temporary folder first; only when all are written do they replace
+    their old versions in `out` (each
     with one rename). Files in `keep` stay as they are, and so does a file of the previous
     build (`previous`) that is given again with the bytes it has (the search bundle: Pagefind
     names most of its files by content, so a claim edit changes a few of 10,000; writing and
@@ -211,25 +212,34 @@ def _updated(temp: Path, out: Path, renamed: set[str], first: bool, removed: set
 @dataclass
 class Plan:
     """How a site goes in (`write_planned`), decided while it renders: into the last build's
-    folder (`update`: the files it keeps, and every file it wrote), or as a new folder swapped in."""
+    folder (`update`: the files it keeps, and every file it wrote), or as a new folder swapped
+    in. `made`: whether it was decided yet (files given until then are compared with the
+    folder's; after, only in an update)."""
 
+    made: bool = False
     update: bool = False
     keep: set[str] = field(default_factory=set)
     previous: frozenset[str] = frozenset()
+
+    def compared(self) -> bool:
+        """Whether files given now are compared with the folder's."""
+        return not self.made or self.update
 
 
 def write_planned(files: Files, out: Path, plan: Plan) -> tuple[set[str], list[Diagnostic]]:
     """`update_site` or `write_site`, as `plan` says once the files are rendered: the plan is
     made while they render (pipeline: the cache compares this build with the last one while
     the site's own files render, 0.1 s of a 10k claim edit). Until then, as in an update, a
-    file is left unwritten when `out` (marked as ours) holds its very bytes; a new folder gets
-    those linked from `out`."""
+    file is left unwritten when `out` (marked as ours) holds its very bytes, and so are the
+    files given after it in an update (the files' sink is told by `plan.compared()`); a new
+    folder gets those linked from `out` (the same file: its mode too)."""
     refusal = _refusal(out)
     if refusal:
         return set(), [refusal]
     temp = _staging(out)
     try:
-        compared = partial(_unchanged, str(out), None) if (out / MARKER).is_file() else None
+        ours = partial(_unchanged, str(out), None)
+        compared = (lambda item: plan.compared() and ours(item)) if (out / MARKER).is_file() else None
         written, same, problems = _fill_from(temp, files, compared)
         if not problems and plan.update and written & plan.keep:
             problems = [Diagnostic(sorted(written & plan.keep)[0], 0, "E801", "output path written twice")]
@@ -361,18 +371,19 @@ class UnsafePath(ValueError):
     """An output path outside the site, or the marker's."""
 
 
-def store_all(folder: Path, items: Iterable, unchanged: Callable[[object], bool] | None = None) -> set[str]:
+def store_all(folder: Path, items: Iterable, unchanged: Callable[[object], bool] | None = None,
+              compare: bool = True) -> set[str]:
     """Write files into a site folder (from worker processes, or the search thread); those
-    `unchanged` says the last build's folder holds as they are (an update: `_unchanged`) are
-    not written, and their paths returned. A claim edit renders its neighbours' pages again,
-    whose badges and index.json stay the same: 3 in 4 of the files, which would otherwise be
-    renamed in too."""
+    `unchanged` says the last build's folder holds as they are (an update, and a build before
+    it knows whether it updates: `_unchanged`) are not written, and their paths returned,
+    unless `compare` is false. A claim edit renders its neighbours' pages again, whose badges
+    and index.json stay the same: 3 in 4 of the files, which would otherwise be renamed in too."""
     made: set[str] = set()
     same: set[str] = set()
     for item in items:
         if not safe_relative(item.path) or item.path == MARKER:
             raise UnsafePath(item.path)
-        if unchanged is not None and unchanged(item):
+        if compare and unchanged is not None and unchanged(item):
             same.add(item.path)
         else:
             _store(folder, item, made)
@@ -427,11 +438,12 @@ def _fill(temp: Path, files: Iterable, unchanged: Callable[[object], bool] | Non
 
 
 def _link(origin: str, target: str) -> None:
-    """An unchanged file of the previous build: hard-linked (no bytes copied), else copied."""
+    """An unchanged file of the previous build: hard-linked (no bytes copied), else copied; a
+    link put there since is never followed (what it points to stays out of the site)."""
     try:
-        os.link(origin, target)
+        os.link(origin, target, follow_symlinks=False)
     except OSError:  # another file system, or links not supported
-        shutil.copyfile(origin, target)
+        shutil.copyfile(origin, target, follow_symlinks=False)
 
 
 def _swap(temp: Path, out: Path) -> None:

@@ -373,7 +373,8 @@ def test_the_site_files_render_while_the_cache_compares_the_builds(cli, generate
     events: list[str] = []
     site_files, beliefs, compare = parallel.Workers.site, parallel.Workers.beliefs, cache_module.Cache.reusable
     monkeypatch.setattr(parallel.Workers, "site", lambda self, e: events.append("site files") or site_files(self, e))
-    monkeypatch.setattr(parallel.Workers, "beliefs", lambda self, b: events.append("belief files") or beliefs(self, b))
+    monkeypatch.setattr(parallel.Workers, "beliefs",
+                        lambda self, b, *a: events.append("belief files") or beliefs(self, b, *a))
     monkeypatch.setattr(cache_module.Cache, "reusable", lambda self, *a: events.append("compared") or compare(self, *a))
     _edit(source, _claim)
     assert _kept(_build(cli, source, site, "--cache-dir", cache, "-j", "2")) > SIZE // 2
@@ -393,6 +394,36 @@ def test_site_files_left_in_the_old_folder_are_linked_into_a_new_one(cli, genera
     _edit(source, _retract)
     assert 0 < _kept(_build(cli, source, site, "--cache-dir", cache)) < SIZE // 2
     assert site.stat().st_ino != folder and style.stat().st_ino == before  # a new folder, the file linked
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+
+
+def test_only_an_update_compares_the_belief_files_with_the_last_builds(cli, generated, tmp_path, monkeypatch):
+    """Comparing a file with the last build's costs reading it: worth it in an update (a
+    neighbour's unchanged badges and index.json are not renamed in), not for the thousands of
+    pages a new folder gets (the site's own files, rendered before the plan, are compared)."""
+    from site_builder import write
+
+    source, site, cache, log = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache", tmp_path / "log"
+    shutil.copy(generated, source)
+    _build(cli, source, site, "--cache-dir", cache)
+    real = write._unchanged
+
+    def noting(out, previous, item):  # forked workers inherit it
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(item.path + "\n")
+        return real(out, previous, item)
+    monkeypatch.setattr(write, "_unchanged", noting)
+
+    def compared(change) -> tuple[int, set[str]]:
+        log.unlink(missing_ok=True)
+        _edit(source, change)
+        kept = _kept(_build(cli, source, site, "--cache-dir", cache, "-j", "2"))
+        return kept, {p.split("/")[0] for p in log.read_text(encoding="utf-8").split()}
+
+    kept, folders = compared(_claim)
+    assert kept > SIZE // 2 and {"belief", "assets"} <= folders  # an update: both
+    kept, folders = compared(_retract)
+    assert kept < SIZE // 2 and "assets" in folders and "belief" not in folders  # a new folder: site files only
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
 
 
