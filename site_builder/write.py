@@ -437,11 +437,16 @@ def _fill(temp: Path, files: Iterable, unchanged: Callable[[object], bool] | Non
     return written, same, []
 
 
+_NOT_FOLLOWED = {"follow_symlinks": False} if os.link in os.supports_follow_symlinks else {}
+"""A symbolic link put in the old site is linked as it is, never what it points to (Windows
+has no such choice for hard links)."""
+
+
 def _link(origin: str, target: str) -> None:
-    """An unchanged file of the previous build: hard-linked (no bytes copied), else copied; a
-    link put there since is never followed (what it points to stays out of the site)."""
+    """An unchanged file of the previous build: hard-linked (no bytes copied), else copied;
+    what a link put there since points to stays out of the site."""
     try:
-        os.link(origin, target, follow_symlinks=False)
+        os.link(origin, target, **_NOT_FOLLOWED)
     except OSError:  # another file system, or links not supported
         shutil.copyfile(origin, target, follow_symlinks=False)
 

@@ -2229,3 +2229,17 @@ def test_paths_checked_at_once_are_checked_as_one_by_one():
         for other in SAFE_CASES:
             assert all_safe_relative([path, other]) == (safe_relative(path) and safe_relative(other)), (path, other)
     assert all_safe_relative([])
+
+
+def test_a_link_put_in_the_old_site_is_not_followed_into_the_new_one(tmp_path):
+    """write._link (a kept or unchanged file linked into a new folder): a symbolic link found
+    in the old site is linked as a link, never what it points to (a file outside the site)."""
+    from site_builder import write
+
+    secret, old, new = tmp_path / "secret.txt", tmp_path / "old", tmp_path / "new"
+    secret.write_text("outside")
+    old.mkdir()
+    new.mkdir()
+    (old / "style.css").symlink_to(secret)
+    write._link(str(old / "style.css"), str(new / "style.css"))
+    assert (new / "style.css").is_symlink() and os.stat(new / "style.css", follow_symlinks=False).st_ino != secret.stat().st_ino
