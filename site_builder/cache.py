@@ -29,10 +29,9 @@ or a belief it read changed what other beliefs' files show of it or its state (a
 flip renders the pages that show or compute from a flipped belief, not every page; a claim
 edit past the 200 characters other pages echo renders the belief's own files only);
 otherwise its files are kept: left in place when the build writes into the folder
-the last one wrote (write.write_planned; serve: write.update_site), hard-linked from it into
-a new folder otherwise (a build into another folder, or a CLI build that keeps under 70% of
-the pages: pipeline._swap_is_quicker). A CLI build compares the builds (`Cache.reusable`)
-while the listings and exports render (`Cache.prepare` gives what they need first). Listings, exports and the search bundle are always rebuilt,
+the last one wrote (write.update_site), hard-linked from it into a new folder otherwise (a
+build into another folder, or a CLI build that keeps under 70% of the pages:
+pipeline._swap_is_quicker). Listings, exports and the search bundle are always rebuilt,
 the first two from the rows of the last build whose beliefs did not change (content or
 state), nor did the beliefs the rows show or compute from (`Rows`).
 Diagrams laid out by Graphviz (drawn before the pages, outside the recorded reads) turn
@@ -487,8 +486,6 @@ class Cache:
     saved: Saved | None = None
     """The manifest `previous` is, as this process saved it (not checked again); after
     `save`, this build's."""
-    _states: dict[str, str] = field(default_factory=dict)
-    """id -> `state` (`prepare`)."""
 
     @classmethod
     def open(cls, folder: Path, saved: Saved | None = None) -> "Cache":
@@ -501,23 +498,15 @@ class Cache:
             previous = {}
         return cls(folder, previous)
 
-    def prepare(self, ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = None) -> None:
-        """This build's salt and its beliefs' hashes (`code`, `salt`, `contents`, `texts`): all
-        the rows (`Rows`) need, before the previous build is compared (`reusable`); `known`:
-        see `texts`."""
-        ev = ctx.evaluation
-        self._states = {i: state(ev, i) for i in ev.network.beliefs}
-        self.code = code_digest()
-        self.salt = salt(ctx, digest(*self._states.values()), self.code)
-        self.contents = texts(ctx, known)
-        self.texts = {i: f"{h}:{self._states[i]}" for i, h in self.contents.items()}
-
     def reusable(self, ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = None) -> Reuse | None:
-        """What the previous site offers this build (None: render everything), `prepare`d first
-        unless it was; `known`: see `texts`."""
-        if not self.salt:
-            self.prepare(ctx, known)
-        states, old = self._states, self.previous
+        """What the previous site offers this build (None: render everything); `known`: see `texts`."""
+        ev = ctx.evaluation
+        states = {i: state(ev, i) for i in ev.network.beliefs}
+        statuses = digest(*states.values())
+        self.code = code_digest()
+        self.salt, self.contents = salt(ctx, statuses, self.code), texts(ctx, known)
+        self.texts = {i: f"{h}:{states[i]}" for i, h in self.contents.items()}
+        old = self.previous
         self.shown = {i: f"{h}:{states[i]}" for i, h in shown(ctx, self.contents, old, self.salt).items()}
         if old.get("salt") != self.salt or ctx.diagrams or not isinstance(old.get("out"), str):
             return None

@@ -30,7 +30,7 @@ from .progress import Stages
 from .render import OutputFile, RenderContext, render
 from .render.pages import raised_by_template, template_problem
 from .render.search import SearchError
-from .write import Plan, update_site, write_planned, write_site
+from .write import update_site, write_site
 
 __all__ = ["Checked", "Built", "check", "build", "formatted", "imported", "exported"]
 
@@ -276,15 +276,10 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
     """Render and write the site (with the cache folder held, when there is one); the
     documents' facts are kept even when rendering or writing failed (they stay true)."""
     store, reused = None, None
-    planned = cache is not None and published is None  # the last build is compared while the site's own files render
     if cache is not None:
         with stages.stage("cache"):
             store = Cache.open(cache, memory.manifest if memory is not None else None)
-            known = memory.texts if memory is not None else None
-            if planned:
-                store.prepare(ctx, known)
-            else:
-                reused = store.reusable(ctx, known)
+            reused = store.reusable(ctx, memory.texts if memory is not None else None)
             if memory is not None:
                 beliefs = ctx.evaluation.network.beliefs
                 memory.texts = {i: (beliefs[i], text) for i, text in store.contents.items()}
@@ -295,14 +290,10 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
             published(Built(kept, tuple(diagnostics), files, True, len(reused.files) if reused else 0,
                             documents.hits if documents is not None else 0,
                             documents.unread if documents is not None else 0))
-    before = stages.seconds.get("cache", 0.0)  # the comparison runs while rendering (_write_planned)
     try:
         with stages.stage("total render and write"):
             done = _done(store, progress, len(ctx.visible))
-            if planned:
-                paths, problems, reused = _write_planned(ctx, out, jobs, done, stages, store)
-            else:
-                paths, problems = _write(ctx, out, jobs, reused, done, stages, store, pages)
+            paths, problems = _write(ctx, out, jobs, reused, done, stages, store, pages)
     except Exception as exc:
         problem = _stopped(exc, ctx, out)
         if problem is None:  # a bug: its traceback is wanted
@@ -310,8 +301,7 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
         unsaved = _keep_documents(documents, kept.parsed.facts, store.folder) if store is not None else []
         return Built(kept, (*diagnostics, problem, *unsaved), 0, False)
     produced = sum(v for k, v in stages.seconds.items() if k in _RENDER_STAGES)
-    compared = stages.seconds.get("cache", 0.0) - before
-    stages.add("write", stages.seconds.pop("total render and write") - produced - compared)
+    stages.add("write", stages.seconds.pop("total render and write") - produced)
     if store is not None:
         with stages.stage("cache"):
             diagnostics += _keep_documents(documents, kept.parsed.facts, store.folder)
@@ -380,16 +370,21 @@ def _keep_documents(documents: DocumentsCache | None, facts: tuple[Facts, ...], 
 
 def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done, stages: Stages,
            store: Cache | None = None, pages: Callable[[int], None] | None = None):
-    """Render into `out` without a cache (a whole new site), or for serve (`pages`, with the
-    cache's `reused`): only what changed, into the last build's folder, the kept files left in
-    place, or hard-linked from the previous folder into a new one when writing elsewhere.
-    `pages(files)`: the pages are in place, before the search bundle (write.update_site); with
-    it, a build that renders everything updates the last build's folder the same way, when it
-    is there. A CLI build with a cache: `_write_planned`."""
-    if reused is not None and _elsewhere(reused, out):
-        return write_site(lambda sink: render(ctx, jobs, _links(reused), done, stages, sink, store), out)
+    """Render into `out`: a whole new site, or (incremental, into the last build's folder)
+    only what changed; kept files are then left in place, or hard-linked from the previous
+    folder into a new one when writing elsewhere or when few are kept (`_swap_is_quicker`).
+    The cache also keeps the search bundle. `pages(files)`:
+    the pages are in place, before the search bundle (write.update_site); with it, a build
+    that renders everything updates the last build's folder the same way, when it is there."""
+    elsewhere = reused is not None and os.path.abspath(reused.origin) != os.path.abspath(out)
+    if reused is not None and (elsewhere or pages is None and _swap_is_quicker(reused, ctx)):
+        # Links made before the swap survive the old folder's removal (origin may be `out`).
+        origin = str(reused.origin)  # string joins: pathlib would take 0.2 s for 40,000 files
+        links = {i: [OutputFile(p, b"", f"{origin}/{p}") for p in paths] for i, paths in reused.files.items()}
+        return write_site(lambda sink: render(ctx, jobs, links, done, stages, sink, store), out)
     if reused is not None:
-        skip, keep, previous = {i: () for i in reused.files}, _kept_files(reused), reused.previous
+        skip, keep, previous = {i: () for i in reused.files}, {p for ps in reused.files.values() for p in ps}, \
+            reused.previous
     else:
         previous = store.previous_files(out) if pages is not None and store is not None else None
         if previous is None:
@@ -397,50 +392,6 @@ def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done,
         skip, keep = None, set()  # serve: every page goes in over the last build's, then the search bundle
     return update_site(lambda sink: render(ctx, jobs, skip, done, stages, sink, store, pages is not None),
                        out, keep, previous, pages)
-
-
-def _write_planned(ctx: RenderContext, out: Path, jobs: int, done, stages: Stages, store: Cache
-                   ) -> tuple[set[str], list[Diagnostic], Reuse | None]:
-    """Render into `out` with the cache (a CLI build): the site's own files (listings, exports)
-    start rendering before the cache has compared this build with the last one (0.1 s of a
-    10k claim edit), which it does meanwhile; then the belief files that changed render, and
-    the site goes in as the comparison says (write.write_planned): the last build's folder
-    updated, the kept files left in place; or a new folder swapped in, the kept files
-    hard-linked into it, when writing elsewhere or when few are kept (`_swap_is_quicker`).
-    Also returns what was reused."""
-    plan, found = Plan(), []
-
-    def reuse() -> dict | None:
-        with stages.stage("cache"):
-            reused = store.reusable(ctx)
-        found.append(reused)
-        plan.made = True
-        if reused is None:
-            return None
-        if _elsewhere(reused, out) or _swap_is_quicker(reused, ctx):
-            return _links(reused)
-        plan.update, plan.keep, plan.previous = True, _kept_files(reused), reused.previous
-        return {i: () for i in reused.files}
-
-    paths, problems = write_planned(lambda sink: render(ctx, jobs, reuse, done, stages, sink, store,
-                                                       compare=plan.compared), out, plan)
-    return paths, problems, found[0] if found else None
-
-
-def _elsewhere(reused: Reuse, out: Path) -> bool:
-    """Whether the last build wrote another folder than `out` (serve's: a new one each build)."""
-    return os.path.abspath(reused.origin) != os.path.abspath(out)
-
-
-def _links(reused: Reuse) -> dict[str, list[OutputFile]]:
-    """The kept files, to be hard-linked from the last build's folder into a new one (links
-    made before the swap survive the old folder's removal: origin may be `out`)."""
-    origin = str(reused.origin)  # string joins: pathlib would take 0.2 s for 40,000 files
-    return {i: [OutputFile(p, b"", f"{origin}/{p}") for p in paths] for i, paths in reused.files.items()}
-
-
-def _kept_files(reused: Reuse) -> set[str]:
-    return {p for paths in reused.files.values() for p in paths}
 
 
 _RENDER_STAGES = ("belief files", "site files", "search (waiting for Pagefind)")

@@ -8,16 +8,15 @@ import stat
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from functools import partial
 from typing import Callable, Collection, Iterable, Iterator
 
 from .diagnostics import Diagnostic
-from .render import PAGES_DONE, OutputFile
+from .render import PAGES_DONE
 
-__all__ = ["safe_relative", "all_safe_relative", "write_files", "replace_file", "write_site", "update_site",
-           "write_planned", "Plan", "store_all", "UnsafePath", "MARKER", "remove_tree"]
+__all__ = ["safe_relative", "all_safe_relative", "write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath",
+           "MARKER", "remove_tree"]
 
 OVERLAPPED = 8
 """Files (or folders of files) removed or renamed at once. Freeing a file that is on disk
@@ -152,9 +151,8 @@ def _staging(out: Path) -> Path:
 
 def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str],
                 published: Callable[[int], None] | None = None) -> tuple[set[str], list[Diagnostic]]:
-    """An incremental build (serve's; a CLI build's: `write_planned`): every new or changed
-    file is written into a temporary folder first; only when all are written do they replace
-    their old versions in `out` (each
+    """An incremental build: every new or changed file is written into a temporary folder
+    first; only when all are written do they replace their old versions in `out` (each
     with one rename). Files in `keep` stay as they are, and so does a file of the previous
     build (`previous`) that is given again with the bytes it has (the search bundle: Pagefind
     names most of its files by content, so a claim edit changes a few of 10,000; writing and
@@ -190,72 +188,17 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
             problems = [Diagnostic(sorted(written & keep)[0], 0, "E801", "output path written twice")]
         if problems:
             return set(), problems
-        _updated(temp, out, written - same - moved, not moved, previous - keep - written)
+        _rename_in(temp, out, written - same - moved, first=not moved)
+        removed = sorted(previous - keep - written, reverse=True)
+        _overlapped(lambda path: (out / path).unlink(missing_ok=True), removed)
+        for path in removed:
+            _prune(out, path)
+        (temp / MARKER).write_bytes(_MARKER_TEXT)
+        os.replace(temp / MARKER, out / MARKER)  # a new file: a new identity for the cache
+        (out / UPDATING).unlink()
     finally:
         shutil.rmtree(temp, ignore_errors=True)
     return written | keep, []
-
-
-def _updated(temp: Path, out: Path, renamed: set[str], first: bool, removed: set[str]) -> None:
-    """The end of an update: the staged files renamed in, the files no longer written removed
-    (and their folders, when empty), a new marker."""
-    _rename_in(temp, out, renamed, first)
-    gone = sorted(removed, reverse=True)
-    _overlapped(lambda path: (out / path).unlink(missing_ok=True), gone)
-    for path in gone:
-        _prune(out, path)
-    (temp / MARKER).write_bytes(_MARKER_TEXT)
-    os.replace(temp / MARKER, out / MARKER)  # a new file: a new identity for the cache
-    (out / UPDATING).unlink()
-
-
-@dataclass
-class Plan:
-    """How a site goes in (`write_planned`), decided while it renders: into the last build's
-    folder (`update`: the files it keeps, and every file it wrote), or as a new folder swapped
-    in. `made`: whether it was decided yet (files given until then are compared with the
-    folder's; after, only in an update)."""
-
-    made: bool = False
-    update: bool = False
-    keep: set[str] = field(default_factory=set)
-    previous: frozenset[str] = frozenset()
-
-    def compared(self) -> bool:
-        """Whether files given now are compared with the folder's."""
-        return not self.made or self.update
-
-
-def write_planned(files: Files, out: Path, plan: Plan) -> tuple[set[str], list[Diagnostic]]:
-    """`update_site` or `write_site`, as `plan` says once the files are rendered: the plan is
-    made while they render (pipeline: the cache compares this build with the last one while
-    the site's own files render, 0.1 s of a 10k claim edit). Until then, as in an update, a
-    file is left unwritten when `out` (marked as ours) holds its very bytes, and so are the
-    files given after it in an update (the files' sink is told by `plan.compared()`); a new
-    folder gets those linked from `out` (the same file: its mode too)."""
-    refusal = _refusal(out)
-    if refusal:
-        return set(), [refusal]
-    temp = _staging(out)
-    try:
-        ours = partial(_unchanged, str(out), None)
-        compared = (lambda item: plan.compared() and ours(item)) if (out / MARKER).is_file() else None
-        written, same, problems = _fill_from(temp, files, compared)
-        if not problems and plan.update and written & plan.keep:
-            problems = [Diagnostic(sorted(written & plan.keep)[0], 0, "E801", "output path written twice")]
-        if problems:
-            return set(), problems
-        if plan.update:
-            _updated(temp, out, written - same, True, plan.previous - plan.keep - written)
-            return written | plan.keep, []
-        made: set[str] = set()
-        for path in same:  # the same bytes, in the old folder: linked into the new one
-            _store(temp, OutputFile(path, b"", os.path.join(out, path)), made)
-        (temp / MARKER).write_bytes(_MARKER_TEXT)
-        _swap(temp, out)
-    finally:
-        shutil.rmtree(temp, ignore_errors=True)  # gone already once swapped in
-    return written, []
 
 
 def _rename_in(temp: Path, out: Path, paths: set[str], first: bool) -> set[str]:
@@ -351,10 +294,10 @@ _READ_AS_IS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLO
 FIFO put there does not block the build."""
 
 
-def _unchanged(out: str, previous: frozenset[str] | None, item) -> bool:
-    """Whether the previous build's file at the item's path (None: any file of `out`) is a
-    plain file holding exactly its bytes (so it can stay)."""
-    if previous is not None and item.path not in previous or item.origin is not None:
+def _unchanged(out: str, previous: frozenset[str], item) -> bool:
+    """Whether the previous build's file at the item's path is a plain file holding exactly
+    its bytes (so it can stay)."""
+    if item.path not in previous or item.origin is not None:
         return False
     try:
         handle = os.open(os.path.join(out, item.path), _READ_AS_IS)
@@ -371,19 +314,18 @@ class UnsafePath(ValueError):
     """An output path outside the site, or the marker's."""
 
 
-def store_all(folder: Path, items: Iterable, unchanged: Callable[[object], bool] | None = None,
-              compare: bool = True) -> set[str]:
+def store_all(folder: Path, items: Iterable, unchanged: Callable[[object], bool] | None = None) -> set[str]:
     """Write files into a site folder (from worker processes, or the search thread); those
-    `unchanged` says the last build's folder holds as they are (an update, and a build before
-    it knows whether it updates: `_unchanged`) are not written, and their paths returned,
-    unless `compare` is false. A claim edit renders its neighbours' pages again, whose badges
-    and index.json stay the same: 3 in 4 of the files, which would otherwise be renamed in too."""
+    `unchanged` says the last build's folder holds as they are (an update: `_unchanged`) are
+    not written, and their paths returned. A claim edit renders its neighbours' pages again,
+    whose badges and index.json stay the same: 3 in 4 of the files, which would otherwise be
+    renamed in too."""
     made: set[str] = set()
     same: set[str] = set()
     for item in items:
         if not safe_relative(item.path) or item.path == MARKER:
             raise UnsafePath(item.path)
-        if compare and unchanged is not None and unchanged(item):
+        if unchanged is not None and unchanged(item):
             same.add(item.path)
         else:
             _store(folder, item, made)

@@ -363,91 +363,6 @@ def test_a_flip_that_reaches_most_pages_links_the_kept_ones_into_a_new_folder(cl
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
 
 
-def test_the_site_files_render_while_the_cache_compares_the_builds(cli, generated, tmp_path, monkeypatch):
-    """A CLI build with a cache submits the site's own files (listings, exports) to the
-    workers first, then compares this build with the last one (Cache.reusable) while they
-    render, then submits the belief files that changed: the comparison is off the critical path."""
-    source, site, cache = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache"
-    shutil.copy(generated, source)
-    _build(cli, source, site, "--cache-dir", cache)
-    events: list[str] = []
-    site_files, beliefs, compare = parallel.Workers.site, parallel.Workers.beliefs, cache_module.Cache.reusable
-    monkeypatch.setattr(parallel.Workers, "site", lambda self, e: events.append("site files") or site_files(self, e))
-    monkeypatch.setattr(parallel.Workers, "beliefs",
-                        lambda self, b, *a: events.append("belief files") or beliefs(self, b, *a))
-    monkeypatch.setattr(cache_module.Cache, "reusable", lambda self, *a: events.append("compared") or compare(self, *a))
-    _edit(source, _claim)
-    assert _kept(_build(cli, source, site, "--cache-dir", cache, "-j", "2")) > SIZE // 2
-    assert events == ["site files", "compared", "belief files"]
-    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
-
-
-def test_site_files_left_in_the_old_folder_are_linked_into_a_new_one(cli, generated, tmp_path):
-    """Until the comparison says how the site goes in, a site file with the bytes the old
-    folder holds is not written (write.write_planned); when a new folder is swapped in (few
-    pages kept), it is linked from the old one: the same file, as a cold build writes it."""
-    source, site, cache = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache"
-    shutil.copy(generated, source)
-    _build(cli, source, site, "--cache-dir", cache)
-    style, folder = site / "assets" / "style.css", site.stat().st_ino
-    before = style.stat().st_ino
-    _edit(source, _retract)
-    assert 0 < _kept(_build(cli, source, site, "--cache-dir", cache)) < SIZE // 2
-    assert site.stat().st_ino != folder and style.stat().st_ino == before  # a new folder, the file linked
-    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
-
-
-def test_only_an_update_compares_the_belief_files_with_the_last_builds(cli, generated, tmp_path, monkeypatch):
-    """Comparing a file with the last build's costs reading it: worth it in an update (a
-    neighbour's unchanged badges and index.json are not renamed in), not for the thousands of
-    pages a new folder gets (the site's own files, rendered before the plan, are compared)."""
-    from site_builder import write
-
-    source, site, cache, log = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache", tmp_path / "log"
-    shutil.copy(generated, source)
-    _build(cli, source, site, "--cache-dir", cache)
-    real = write._unchanged
-
-    def noting(out, previous, item):  # forked workers inherit it
-        with open(log, "a", encoding="utf-8") as f:
-            f.write(item.path + "\n")
-        return real(out, previous, item)
-    monkeypatch.setattr(write, "_unchanged", noting)
-
-    def compared(change) -> tuple[int, set[str]]:
-        log.unlink(missing_ok=True)
-        _edit(source, change)
-        kept = _kept(_build(cli, source, site, "--cache-dir", cache, "-j", "2"))
-        return kept, {p.split("/")[0] for p in log.read_text(encoding="utf-8").split()}
-
-    kept, folders = compared(_claim)
-    assert kept > SIZE // 2 and {"belief", "assets"} <= folders  # an update: both
-    kept, folders = compared(_retract)
-    assert kept < SIZE // 2 and "assets" in folders and "belief" not in folders  # a new folder: site files only
-    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
-
-
-def test_a_planned_update_keeps_a_file_of_the_same_bytes_the_last_build_did_not_list(tmp_path):
-    """write.write_planned compares each file with the marked folder's before it knows the
-    last build's files: one of the same bytes stays, and is this build's from then on."""
-    from site_builder import write
-
-    out = tmp_path / "site"
-    assert write.write_site([OutputFile("a.txt", b"a"), OutputFile("b.txt", b"b")], out) == ({"a.txt", "b.txt"}, [])
-    (out / "extra.txt").write_bytes(b"x")  # not the last build's
-    stays, changes = (out / "extra.txt").stat().st_ino, (out / "b.txt").stat().st_ino
-    plan = write.Plan()
-
-    def files(sink):
-        plan.update, plan.keep, plan.previous = True, {"a.txt"}, frozenset({"a.txt", "b.txt"})
-        return [OutputFile("b.txt", b"B"), OutputFile("extra.txt", b"x")]
-
-    assert write.write_planned(files, out, plan) == ({"a.txt", "b.txt", "extra.txt"}, [])
-    assert (out / "extra.txt").stat().st_ino == stays and (out / "b.txt").stat().st_ino != changes
-    assert sorted(p.name for p in out.iterdir()) == [".belief-site", "a.txt", "b.txt", "extra.txt"]
-    assert (out / "b.txt").read_bytes() == b"B"
-
-
 def _kept(report: str) -> int:
     """The pages a build's last line says it kept (0 when it says nothing of them)."""
     return int(report.split("unchanged belief pages kept")[0].rsplit(",", 1)[1]) if "kept" in report else 0
@@ -2232,8 +2147,8 @@ def test_paths_checked_at_once_are_checked_as_one_by_one():
 
 
 def test_a_link_put_in_the_old_site_is_not_followed_into_the_new_one(tmp_path):
-    """write._link (a kept or unchanged file linked into a new folder): a symbolic link found
-    in the old site is linked as a link, never what it points to (a file outside the site)."""
+    """write._link (a kept file linked into a new folder): a symbolic link found in the old
+    site is linked as a link, never what it points to (a file outside the site)."""
     from site_builder import write
 
     secret, old, new = tmp_path / "secret.txt", tmp_path / "old", tmp_path / "new"

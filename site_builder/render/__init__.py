@@ -135,18 +135,17 @@ class RenderContext:
 
 Emitter = Callable[[RenderContext], Iterable[OutputFile]]
 
-Sink = Callable[..., set[str]]
-"""Writes files into the site folder (write.store_all bound to it): `sink(files, compare=True)`;
-returns the paths of those it left as the last build wrote them (compared with them unless
-`compare` is false)."""
+Sink = Callable[[Iterable[OutputFile]], set[str]]
+"""Writes files into the site folder (write.store_all bound to it); returns the paths of those
+it left as the last build wrote them."""
 
 
-def stored(files: Sequence[OutputFile], sink: Sink | None, compare: bool = True) -> list[OutputFile]:
+def stored(files: Sequence[OutputFile], sink: Sink | None) -> list[OutputFile]:
     """The files, written by the sink (a worker's or the search thread's) and passed on
     without their bytes; as they are without one."""
     if sink is None:
         return list(files)
-    same = sink(files, compare=compare)
+    same = sink(files)
     return [OutputFile(f.path, b"", written=True, same=f.path in same) for f in files]
 
 
@@ -158,22 +157,15 @@ def emitters() -> tuple[Emitter, ...]:
             changes.emit, changes.emit_redirects)
 
 
-def render(ctx: RenderContext, jobs: int = 1,
-           reuse: Mapping[str, Sequence[OutputFile]] | Callable[[], Mapping[str, Sequence[OutputFile]] | None] | None = None,
+def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[OutputFile]] | None = None,
            done: Callable[[str, Any], None] | None = None, stages: Any = None,
            sink: Sink | None = None,
-           saved: Any = None, pages_first: bool = False,
-           compare: Callable[[], bool] | None = None) -> Iterator[OutputFile]:
+           saved: Any = None, pages_first: bool = False) -> Iterator[OutputFile]:
     """All output files of the site: every visible belief's files (rendered by `jobs`
     processes, or taken from `reuse`, id -> files of the previous build), the site's own
     files, then the search bundle, which Pagefind builds while the pages render. With
     `pages_first` (serve), `PAGES_DONE` follows the site's files and Pagefind starts only
     then: the pages, which a reader waits for, get every core; the index follows.
-
-    `reuse` may be a function that gives it, called once the site's files are under way (with
-    a pool: rendering), so that the cache compares the builds meanwhile (pipeline); `compare()`,
-    asked then, says whether the sink compares the belief files with the last build's (a new
-    folder swapped in does not: write.write_planned).
 
     `done(id, outputs)` is called for each belief in id order (outputs: render.belief.Outputs,
     None when reused); `stages` (progress.Stages) gets the time spent producing each part;
@@ -184,15 +176,14 @@ def render(ctx: RenderContext, jobs: int = 1,
     from . import pages, parallel, search
 
     stages = stages or Stages()
+    reuse = reuse or {}
     env, counts = pages.environment(ctx), pages.belief_page_counts(ctx)
     with parallel.renderer(ctx, env, counts, jobs, sink) as workers:
         indexing = None
         try:
             site = workers.site(emitters())  # with a pool, these start now, beside the beliefs
-            reuse = (reuse() if callable(reuse) else reuse) or {}
             shown = ctx.shown()
-            fresh = workers.beliefs([b for b in shown if b.id not in reuse],  # with a pool: submitted now
-                                    compare is None or compare())
+            fresh = workers.beliefs([b for b in shown if b.id not in reuse])  # with a pool: submitted now
             # After the fork (workers must not inherit its threads), and once they have work:
             # the records take 0.2 s of a 10k build.
             indexing = None if pages_first else search.start(ctx, saved, sink)

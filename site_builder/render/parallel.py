@@ -51,10 +51,10 @@ def _start(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None, 
     gc.enable()  # the build pauses it (pipeline); rendering makes cycles, and the inherited objects are frozen
 
 
-def _chunk(beliefs: list[Belief], compare: bool = True) -> list[Outputs]:
+def _chunk(beliefs: list[Belief]) -> list[Outputs]:
     ctx, env, counts, sink = _worker  # type: ignore[misc]
     done = [belief_outputs(ctx, env, counts, b) for b in beliefs]
-    return [replace(o, files=tuple(stored(o.files, sink, compare))) for o in done]
+    return [replace(o, files=tuple(stored(o.files, sink))) for o in done]
 
 
 def _emit(emit: Emitter) -> list[OutputFile]:
@@ -68,8 +68,7 @@ class Serial:
     def __init__(self, ctx: RenderContext, env: jinja2.Environment, counts: Counter | None) -> None:
         self._ctx, self._env, self._counts = ctx, env, counts
 
-    def beliefs(self, beliefs: Sequence[Belief], compare: bool = True) -> Iterator[Outputs]:
-        """(`compare`: the writer's own, for the files rendered here.)"""
+    def beliefs(self, beliefs: Sequence[Belief]) -> Iterator[Outputs]:
         return (belief_outputs(self._ctx, self._env, self._counts, b) for b in beliefs)
 
     def site(self, emitters: Sequence[Emitter]) -> Iterator[OutputFile]:
@@ -83,12 +82,11 @@ class Workers:
     def __init__(self, pool: ProcessPoolExecutor, jobs: int) -> None:
         self._pool, self._jobs = pool, jobs
 
-    def beliefs(self, beliefs: Sequence[Belief], compare: bool = True) -> Iterator[Outputs]:
-        """`compare`: whether the workers' sink compares their files with the last build's."""
+    def beliefs(self, beliefs: Sequence[Belief]) -> Iterator[Outputs]:
         # A few beliefs (an incremental build) go out in smaller chunks, so the cores share them.
         size = max(1, min(CHUNK, len(beliefs) // (4 * self._jobs)))
         chunks = [list(beliefs[k:k + size]) for k in range(0, len(beliefs), size)]
-        return (o for done in self._pool.map(_chunk, chunks, [compare] * len(chunks)) for o in done)
+        return (o for done in self._pool.map(_chunk, chunks) for o in done)
 
     def site(self, emitters: Sequence[Emitter]) -> Iterator[OutputFile]:
         pending = [self._pool.submit(_emit, emit) for emit in emitters]
