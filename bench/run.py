@@ -57,9 +57,10 @@ Python process that os.wait4s it: its ru_maxrss is Pagefind's own peak (floor ~1
 proxy) and its utime+stime Pagefind's CPU. The build and Pagefind overlap in time, so the peak
 of the whole tree is at most their sum.
 
-Before every measured run (ours and mkdocs alike) the page cache is dropped (`sync`, then 3
-into /proc/sys/vm/drop_caches) when that file is writable, i.e. as root; `--no-drop-caches`
-turns it off. Why: the benchmark VM's disk is ext4 without a journal, where creating a file
+Before every measured run (ours and mkdocs alike) the last run's files are written back
+(`sync`: no run pays for another's writes, the "page cache warm" ones included), and the page
+cache is dropped (3 into /proc/sys/vm/drop_caches) when that file is writable, i.e. as root
+(`--no-drop-caches` turns that off), except in the "page cache warm" runs. Why: the benchmark VM's disk is ext4 without a journal, where creating a file
 skips every inode freed in the last minute or more whose inode-table block is still cached
 (the kernel's `recently_deleted` check, one buffer lookup per skipped inode: perf shows it).
 Right after a large site was removed, creating 40,000 small files took 10-12 s of system
@@ -68,6 +69,16 @@ evicts those blocks. Without it, runs that follow a removal look several times s
 same disk is mounted with `discard`: removing files that are already on disk waits on the
 device, which is why the build removes an old site's folders 8 at a time (write.remove_tree).
 The header line says whether caches were dropped.
+
+Dropping the cache is not enough: a run's own writes read those inode-table blocks back (and
+dirty them, which stretches "recent" to 6 minutes), so a build that follows a removal still
+pays for it, unevenly (10k beliefs, no search, into an empty folder, caches dropped: 7.6 s
+with nothing removed in the last 6 minutes, 7.9 s and 10.1 s right after a 40,000-file site
+was removed). So the benchmark removes nothing while it measures: a finished run's folders
+are moved aside (renamed into OUT/work/.removed) and removed after the last run, unless the
+disk's free space falls under RESERVE_GB, when they are removed at once (the header line says
+how often). Rebuilds into the same site keep their own removals: the build makes them, as it
+would for a user.
 
 belief-site's own modules are compiled to bytecode before the first run, as pip does when it
 installs a package (MkDocs and every library were compiled that way). An editable install in an
@@ -109,6 +120,40 @@ TIMEOUT = 3600
 DROP_CACHES = Path("/proc/sys/vm/drop_caches")
 drop_caches = False
 """Drop the page cache before each measured run (set by main: root, and no --no-drop-caches)."""
+
+RESERVE_GB = 20
+"""Free space (GB) under which folders moved aside are removed at once (see "Dropping the cache")."""
+
+
+class Aside:
+    """Folders a run is done with, moved aside to be removed after the last run."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder
+        self.count = 0
+        self.early = 0  # times the disk ran short and they were removed at once
+
+    def remove(self, path: Path) -> None:
+        if not path.is_dir():
+            path.unlink(missing_ok=True)
+            return
+        if self.folder is None:
+            shutil.rmtree(path, ignore_errors=True)
+            return
+        if shutil.disk_usage(path).free < RESERVE_GB * 10**9:
+            self.early += 1
+            self.empty()
+        self.folder.mkdir(exist_ok=True)
+        self.count += 1
+        path.rename(self.folder / str(self.count))
+
+    def empty(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+aside = Aside()
+"""Set by main to move folders into OUT/work/.removed."""
 
 # Peak RSS of the current process: VmHWM of its own address space. Not getrusage(RUSAGE_SELF):
 # on Linux exec keeps the parent's high-water mark in ru_maxrss (the signal struct's maxrss is
@@ -217,8 +262,8 @@ config.write_text(f"plugins:\\n  - beliefs:\\n      search: {search}\\n")
 builds = Rebuilder()
 first = builds.build(source, str(config), Path(out), Path(cache))
 shutil.copyfile(edited, source)
+os.sync()
 if drop == "1":
-    os.sync()
     Path("/proc/sys/vm/drop_caches").write_text("3\\n")
 pages = []
 started = time.perf_counter()
@@ -265,8 +310,10 @@ def _measure(cmd: list[str], cwd: Path, log: Path, stats: Path | None = None, dr
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     if stats is not None:
         stats.unlink(missing_ok=True)
-    if drop_caches and drop:  # a filling page cache slows file creation: every run starts empty
-        os.sync()
+    # No run pays for writing back the last one's files (a warm run, whose page cache stays as
+    # the last run left it, too); a filling page cache slows file creation: runs start empty.
+    os.sync()
+    if drop_caches and drop:
         DROP_CACHES.write_text("3\n")
     with open(log, "wb") as out:
         started = time.perf_counter()
@@ -379,13 +426,13 @@ def mkdocs_project(network: Path, folder: Path) -> int:
 
 def mkdocs_build(network: Path, work: Path, tag: str) -> dict:
     project = work / f"{tag}-mkdocs"
-    shutil.rmtree(project, ignore_errors=True)
+    aside.remove(project)
     mkdocs_project(network, project)  # not timed
     stats = work / f"{tag}.stats.json"
     cmd = [sys.executable, "-c", _MKDOCS, str(stats), "build", "-q", "-f", str(project / "mkdocs.yml"),
            "-d", str(project / "site")]
     found = _measure(cmd, project, work / f"{tag}.log", stats)
-    shutil.rmtree(project, ignore_errors=True)
+    aside.remove(project)
     return found
 
 
@@ -455,12 +502,12 @@ def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], ski
     full = _row(name, "full", n, build(network, site, work, f"{name}-full", *flags), indexer=True)
     rows.append(full)
     if not keep:
-        shutil.rmtree(site, ignore_errors=True)
+        aside.remove(site)
     if with_floor:
         _log(f"{name}: floor")
         fl = _row(name, "floor", n, floor(network, work / f"{name}-floor", work, f"{name}-floor"))
         rows.append(fl)
-        shutil.rmtree(work / f"{name}-floor", ignore_errors=True)
+        aside.remove(work / f"{name}-floor")
         if fl.exit_code == 0 and full.exit_code == 0:
             full.vs_floor = full.wall_s / fl.wall_s
     if with_mkdocs and not skip_mkdocs:
@@ -516,7 +563,7 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     site, search_site = work / f"{name}-rebuild-site", work / f"{name}-rebuild-search-site"
     cache, search_cache = work / f"{name}-cache", work / f"{name}-search-cache"
     for path in (site, search_site, cache, search_cache):
-        shutil.rmtree(path, ignore_errors=True)
+        aside.remove(path)
     shutil.copyfile(network, source)
     shutil.copyfile(network, searched)
     _log(f"{name}: cold build without search")
@@ -532,7 +579,7 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
                                                f"{name}-nosearch-warm", "--no-search", "--no-cache", drop=False))
     rows.append(cold_warm)
     for folder in ("nosearch", "nosearch-warm"):
-        shutil.rmtree(work / f"{name}-{folder}-site", ignore_errors=True)
+        aside.remove(work / f"{name}-{folder}-site")
     cached = ("--no-search", "--cache-dir", str(cache))
     _log(f"{name}: base build filling the cache")
     base = _row(name, "rebuild base", n, build(source, site, work, f"{name}-rebuild-base", *cached))
@@ -583,7 +630,7 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
                            build(searched, search_site, work, f"{name}-rebuild-search-edit", *with_search), True)
     _note(reindex, "indexer CPU = the search re-index")
     for path in (site, search_site, cache, search_cache):
-        shutil.rmtree(path, ignore_errors=True)
+        aside.remove(path)
     documents = run_document_rebuilds(name, network, n, work, rows)
     return {**documents, "input": name, "beliefs": n, "cold_no_search_s": cold.wall_s,
             "claim_edited_s": edit.wall_s, "claim_edited_speedup": _speedup(cold, edit),
@@ -606,7 +653,7 @@ def serve_rebuild(network: Path, edited: Path, work: Path, name: str, search: bo
     tag = f"{name}-serve{'-search' if search else ''}"
     source, site, cache = work / f"{tag}.json", work / f"{tag}-site", work / f"{tag}-cache"
     for path in (site, cache):
-        shutil.rmtree(path, ignore_errors=True)
+        aside.remove(path)
     shutil.copyfile(network, source)
     stats = work / f"{tag}.stats.json"
     _log(f"{name}: serve's build process{' with search' if search else ''}, base build, then the claim edit")
@@ -614,7 +661,7 @@ def serve_rebuild(network: Path, edited: Path, work: Path, name: str, search: bo
            "1" if drop_caches else "0", "true" if search else "false"]
     found = _measure(cmd, work, work / f"{tag}.log", stats)
     for path in (site, cache, source):
-        shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+        aside.remove(path)
     reply = found.get("rebuild_wall_s", found["wall_s"])
     return {**found, "process_wall_s": found["wall_s"], "wall_s": found.get("pages_s", reply) if search else reply,
             "search_s": reply, "kept": found.get("kept", 0)}
@@ -636,14 +683,14 @@ def run_document_rebuilds(name: str, network: Path, n: int, work: Path, rows: li
     """The claim edit again, with the network as a documents folder (the cache's parsed documents)."""
     folder, site, cache = work / f"{name}-documents", work / f"{name}-documents-site", work / f"{name}-documents-cache"
     for path in (folder, site, cache):
-        shutil.rmtree(path, ignore_errors=True)
+        aside.remove(path)
     subprocess.run([sys.executable, "-m", "site_builder.cli", "import", str(network), "-o", str(folder)],
                    check=True, capture_output=True, cwd=ROOT)  # not timed
     imported = time.monotonic()
     _log(f"{name}: documents folder, cold build without search")
     cold = _row(name, DOCS_COLD, n, build(folder, site, work, f"{name}-documents-cold", "--no-search", "--no-cache"))
     rows.append(cold)
-    shutil.rmtree(site, ignore_errors=True)
+    aside.remove(site)
     _log(f"{name}: documents folder, base build filling the cache")
     cached = ("--no-search", "--cache-dir", str(cache))
     # A build lists a file's status (to skip reading it next time) only once the file has not
@@ -657,7 +704,7 @@ def run_document_rebuilds(name: str, network: Path, n: int, work: Path, rows: li
     edit = _incremental(rows, cold, DOCS_EDITED, build(folder, site, work, f"{name}-documents-edit", *cached))
     _note(edit, f"{edit.extra['unparsed']}/{n} documents not parsed again ({edit.extra['unread']} not read)")
     for path in (folder, site, cache):
-        shutil.rmtree(path, ignore_errors=True)
+        aside.remove(path)
     return {"documents_cold_s": cold.wall_s, "documents_edited_s": edit.wall_s,
             "documents_edited_speedup": _speedup(cold, edit), "documents_unparsed": edit.extra["unparsed"],
             "documents_unread": edit.extra["unread"]}
@@ -776,6 +823,7 @@ def main(argv: list[str] | None = None) -> int:
     work = out / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
+    aside.folder = work / ".removed"
     info = machine()
     compileall.compile_dir(str(ROOT / "site_builder"), quiet=1)  # see the docstring
     started = time.perf_counter()
@@ -810,7 +858,10 @@ def main(argv: list[str] | None = None) -> int:
         ratios[f"{_label(GROWTH[0])}/{_label(GROWTH[1])}"] = growth(rows, *GROWTH)
     lines = [f"belief-site build benchmark: {info['cpus']} CPUs ({info['processor']}), "
              f"{info.get('memory_gb', '?')} GB, Python {info['python']}, mkdocs {info['mkdocs']}, {info['platform']}, "
-             f"page cache {'dropped before each run' if drop_caches else 'not dropped'}",
+             f"page cache {'dropped before each run' if drop_caches else 'not dropped'}, "
+             + ("finished runs' folders removed after the last run" if not aside.early else
+                f"finished runs' folders removed after the last run, but {aside.early} times at once "
+                f"(under {RESERVE_GB} GB free)"),
              "full = cold belief-site build --no-cache (diagrams + Pagefind search); floor = the same worker "
              "pool and writer, belief files only (page, index.json, badges; no diagrams, no search, no "
              "listings/exports); mkdocs = mkdocs build, same beliefs as pages, theme mkdocs + search, not in nav",
@@ -832,11 +883,13 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines)
     print(text)
     (out / "bench.txt").write_text(text + "\n", encoding="utf-8")
-    report = {"machine": info, "page_cache_dropped": drop_caches, "columns": list(COLUMNS), "ratios": ratios,
+    report = {"machine": info, "page_cache_dropped": drop_caches, "removed_at_once": aside.early, "columns": list(COLUMNS), "ratios": ratios,
               "incremental": incremental,
               "rows": [{**{k: v for k, v in asdict(r).items() if k != "extra"},
                         "ms_per_belief": r.ms_per_belief, "raw": r.extra} for r in rows]}
     (out / "bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    _log("removing the folders set aside")
+    aside.empty()
     return 1 if any(r.exit_code for r in rows) else 0
 
 

@@ -25,9 +25,12 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
                    "mkdocs/ours", "full/floor"):
         assert column in header
     assert "CPUs" in lines[0] and "Python" in lines[0] and "page cache" in lines[0]
+    assert "folders removed after the last run" in lines[0]
+    assert not (tmp_path / "work" / ".removed").exists()  # set aside while measuring, removed at the end
 
     report = json.loads((tmp_path / "bench.json").read_text())
     assert report["machine"]["cpus"] and report["machine"]["python"]
+    assert report["removed_at_once"] == 0
     runs = {(r["input"], r["run"]): r for r in report["rows"]}
     name = f"gen-{SIZE}"
     edited = "rebuild: 1 claim edited (incremental, no search)"
@@ -101,9 +104,7 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     assert (tmp_path / "bench.txt").read_text().strip() in done.stdout
 
 
-def test_growth_takes_the_mean_of_the_small_size_run_before_and_after_the_big_one():
-    """The VM drifts over a run: the 5k build runs again after the 50k one, and each size's
-    wall is the mean of its runs."""
+def _bench_module():
     import importlib.util
     sys.path.insert(0, str(ROOT / "bench"))  # for its own `import generate`
     try:
@@ -112,8 +113,41 @@ def test_growth_takes_the_mean_of_the_small_size_run_before_and_after_the_big_on
         spec.loader.exec_module(bench)
     finally:
         sys.path.remove(str(ROOT / "bench"))
+    return bench
+
+
+def test_growth_takes_the_mean_of_the_small_size_run_before_and_after_the_big_one():
+    """The VM drifts over a run: the 5k build runs again after the 50k one, and each size's
+    wall is the mean of its runs."""
+    bench = _bench_module()
     rows = [bench.Row("gen-5k", "full", 5000, 6.0, exit_code=0), bench.Row("gen-50k", "full", 50000, 70.0, exit_code=0),
             bench.Row("gen-5k again", "full", 5000, 8.0, exit_code=0),
             bench.Row("gen-5k", "mkdocs", 5000, 5.0, exit_code=0), bench.Row("gen-50k", "mkdocs", 50000, 55.0, exit_code=0),
             bench.Row("fan-50k", "full", 50000, 30.0, exit_code=0)]
     assert bench.growth(rows, 50000, 5000) == {"full": 10.0, "mkdocs": 11.0}
+
+
+def _site(folder):
+    (folder / "belief").mkdir(parents=True)
+    (folder / "belief" / "index.html").write_text("x")
+    return folder
+
+
+def test_finished_runs_are_set_aside_and_removed_at_the_end_unless_the_disk_runs_short(tmp_path, monkeypatch):
+    """Files freed on the benchmark disk slow the creation of files for minutes after: no run
+    follows a removal (see "Dropping the cache" in bench/run.py)."""
+    bench = _bench_module()
+    aside = bench.Aside(tmp_path / ".removed")
+    first, second = _site(tmp_path / "a-site"), _site(tmp_path / "b-site")
+    (tmp_path / "a.log").write_text("log")
+    aside.remove(first)
+    aside.remove(tmp_path / "a.log")  # a file: removed at once
+    aside.remove(tmp_path / "missing")  # nothing there: nothing to do
+    assert not first.exists() and not (tmp_path / "a.log").exists()
+    assert (tmp_path / ".removed" / "1" / "belief" / "index.html").is_file()  # moved, not removed
+    monkeypatch.setattr(bench, "RESERVE_GB", 10**9)  # the disk runs short: empty what was set aside first
+    aside.remove(second)
+    assert aside.early == 1 and not (tmp_path / ".removed" / "1").exists()
+    assert (tmp_path / ".removed" / "2" / "belief").is_dir()
+    aside.empty()
+    assert not (tmp_path / ".removed").exists()
