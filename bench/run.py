@@ -60,15 +60,16 @@ of the whole tree is at most their sum.
 Before every measured run (ours and mkdocs alike) the last run's files are written back
 (`sync`: no run pays for another's writes, the "page cache warm" ones included), and the page
 cache is dropped (3 into /proc/sys/vm/drop_caches) when that file is writable, i.e. as root
-(`--no-drop-caches` turns that off), except in the "page cache warm" runs. Why: the benchmark VM's disk is ext4 without a journal, where creating a file
-skips every inode freed in the last minute or more whose inode-table block is still cached
-(the kernel's `recently_deleted` check, one buffer lookup per skipped inode: perf shows it).
-Right after a large site was removed, creating 40,000 small files took 10-12 s of system
-time, against 0.6-0.8 s on a clean disk or after `sync` and dropping the cache, which
-evicts those blocks. Without it, runs that follow a removal look several times slower. The
-same disk is mounted with `discard`: removing files that are already on disk waits on the
-device, which is why the build removes an old site's folders 8 at a time (write.remove_tree).
-The header line says whether caches were dropped.
+(`--no-drop-caches` turns that off), except in the "page cache warm" runs. Why: the
+benchmark VM's disk is ext4 without a journal, where creating a file skips every inode freed
+in the last minute or more whose inode-table block is still cached (the kernel's
+`recently_deleted` check, one buffer lookup per skipped inode: perf shows it). Right after a
+large site was removed, creating 40,000 small files took 10-12 s of system time, against
+0.6-0.8 s on a clean disk or after `sync` and dropping the cache, which evicts those blocks.
+Without it, runs that follow a removal look several times slower. The same disk is mounted
+with `discard`: removing files that are already on disk waits on the device, which is why the
+build removes an old site's folders 8 at a time (write.remove_tree). The header line says
+whether caches were dropped.
 
 Dropping the cache is not enough: a run's own writes read those inode-table blocks back (and
 dirty them, which stretches "recent" to 6 minutes), so a build that follows a removal still
