@@ -255,10 +255,11 @@ def test_every_content_field_changes_a_beliefs_digest_and_no_location_does():
     assert digest_of(replace(belief, justifications=(just, just))) != base
 
 
-def test_what_other_pages_show_of_a_belief_changes_with_every_field_but_the_claim_past_its_echo():
+def test_what_other_pages_show_of_a_belief_changes_with_every_field_but_the_summary_and_the_claim_past_its_echo():
     """cache.shown: the pages of other beliefs are made again only when it changes. Every
-    field but the claim counts whole (an impact panel re-evaluates with statuses, tags and
-    metadata); of the claim, what `ref` and the diagrams show of it."""
+    field but the claim and the summary counts whole (an impact panel re-evaluates with
+    statuses, tags and metadata); of the claim, what `ref` and the diagrams show of it; the
+    summary, only the belief's own files show."""
     from dataclasses import replace
     from types import SimpleNamespace
 
@@ -274,8 +275,9 @@ def test_what_other_pages_show_of_a_belief_changes_with_every_field_but_the_clai
     base = shown_of(belief)["a"]
     assert shown_of(replace(belief, text=claim + " An edit at its end."))["a"] == base
     assert shown_of(replace(belief, text=claim.replace("\n  ", " ")))["a"] == base  # shown on one line
+    assert shown_of(replace(belief, summary="t"))["a"] == shown_of(replace(belief, summary=""))["a"] == base
     for edited in (replace(belief, text="Edited: " + claim), replace(belief, text=claim[:150]),
-                   replace(belief, summary="t"), replace(belief, metadata={"m": 2}), replace(belief, retracted=True)):
+                   replace(belief, metadata={"m": 2}), replace(belief, retracted=True)):
         assert shown_of(edited)["a"] != base, edited
 
     # Taken from the last manifest for a belief whose content hash it holds, made by this salt.
@@ -1364,6 +1366,34 @@ def test_a_claim_edit_that_moves_lines_in_a_document_stays_incremental(cli, tmp_
     doc.write_text(text.replace(claim, "A second line of claim.\n" + claim, 1), encoding="utf-8")
     report = _build(cli, project / "beliefs", site, "--cache-dir", cache)
     assert "unchanged belief pages kept" in report
+    assert tree_digest(site) == _cold(cli, project / "beliefs", tmp_path / "cold")
+
+
+@pytest.mark.parametrize("edit", ["edited", "removed"])
+def test_a_summary_edit_renders_only_its_beliefs_own_files(cli, tmp_path, edit):
+    """No other belief's page shows a summary (cache.shown): the belief cited by four
+    others has its page alone rendered again, and the site is the cold build's."""
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLE, project / "beliefs")
+    count = len(list((project / "beliefs").glob("*.md")))
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, project / "beliefs", site, "--cache-dir", cache)
+    doc = project / "beliefs" / "attention-is-structured-directed-computation.md"
+    text = doc.read_text(encoding="utf-8")
+    summary = "Attention in a transformer is a one-way, order-sensitive lookup operation"
+    assert summary in text and sum(doc.name[:-3] in d.read_text(encoding="utf-8")
+                                   for d in (project / "beliefs").glob("*.md")) >= 4
+    if edit == "edited":
+        text = text.replace(summary, "Edited: ünïcode & <b>markup</b>. " + summary, 1)
+    else:
+        start = text.index("\nSummary\n")
+        text = text[:start] + text[text.index("\n\n", text.index(summary)):]
+    doc.write_text(text, encoding="utf-8")
+    report = _build(cli, project / "beliefs", site, "--cache-dir", cache)
+    assert f"{count - 1} unchanged belief pages kept" in report
+    page = (site / "belief" / doc.name[:-3] / "index.html").read_text(encoding="utf-8")
+    assert ("Edited: ünïcode &amp; &lt;b&gt;markup" in page or "Edited: ünïcode &amp; <b>markup" in page) \
+        == (edit == "edited")
     assert tree_digest(site) == _cold(cli, project / "beliefs", tmp_path / "cold")
 
 
