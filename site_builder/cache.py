@@ -11,7 +11,7 @@ manifest of the last successful build:
   declared status, retraction...) and what the evaluation says of it (`state`: IN or OUT,
   pinned, the supporting justification); `shown`: the same with a hash of what the files of
   other beliefs may show of it (its content with the claim cut to what they show and without
-  its summary, which only its own files show: `shown`).
+  its summary, source and dates, which only its own files show: `shown`).
 - `reads`, `files`: for each belief, the beliefs its files read (their content or state:
   render.belief records the lookups, those of explain and impact panels included), as
   bytes: sorted indexes into `ids`, 4 bytes each (`_reads`), and the files it wrote;
@@ -28,7 +28,8 @@ one edited and sealed again never stops a build with a traceback.
 With an equal salt, a belief is rendered again only when its own content or state changed,
 or a belief it read changed what other beliefs' files show of it or its state (a status
 flip renders the pages that show or compute from a flipped belief, not every page; a claim
-edit past the 200 characters other pages echo, or of a summary, renders the belief's own files only);
+edit past the 200 characters other pages echo, or of a summary, source or date, renders the
+belief's own files only);
 otherwise its files are kept: left in place when the build writes into the folder
 the last one wrote (write.update_site), hard-linked from it into a new folder otherwise (a
 build into another folder, or a CLI build that keeps under 70% of the pages:
@@ -307,13 +308,16 @@ def _fingerprint(value: object) -> bytes:
 
 
 _TEXT = _NAMES[Belief].index("text")
-_SUMMARY = _NAMES[Belief].index("summary")
+_OWN_ONLY = [_NAMES[Belief].index(name) for name in (
+    "summary", "source", "source_url", "source_hash", "date", "created_at", "updated_at", "reviewed_at", "verified_at")]
+"""Fields only the belief's own files show (render.views.belief_page, exports.records): no view
+of another belief reads them. Not retracted_at: it pins the belief (evaluate.truth)."""
 
 
 def shown(ctx: RenderContext, contents: Mapping[str, str], old: dict, salt_: str) -> dict[str, str]:
     """id -> hash of what the files of other beliefs may show of it: its content (`_compared`)
-    with the claim as they show it (render.views.claim_shown_elsewhere) and no summary (its
-    own page, record and search record show it; no view of another belief does). Taken from the last
+    with the claim as they show it (render.views.claim_shown_elsewhere), without the fields
+    only its own files show (`_OWN_ONLY`: summary, source, dates). Taken from the last
     manifest `old` for a belief whose content hash (`contents`) it holds, when it was made
     by this code for this salt (`salt_`): only an edit changes it, and most builds edit few."""
     carried: dict[str, tuple[str, str]] = {}
@@ -332,7 +336,8 @@ def shown(ctx: RenderContext, contents: Mapping[str, str], old: dict, salt_: str
 def _shown(belief: Belief) -> str:
     values = list(_compared(belief))
     values[_TEXT] = claim_shown_elsewhere(belief)
-    values[_SUMMARY] = ""
+    for k in _OWN_ONLY:
+        values[k] = ""
     return digest(_fingerprint(values))
 
 

@@ -255,11 +255,11 @@ def test_every_content_field_changes_a_beliefs_digest_and_no_location_does():
     assert digest_of(replace(belief, justifications=(just, just))) != base
 
 
-def test_what_other_pages_show_of_a_belief_changes_with_every_field_but_the_summary_and_the_claim_past_its_echo():
+def test_what_other_pages_show_of_a_belief_changes_with_every_field_but_its_own_and_the_claim_past_its_echo():
     """cache.shown: the pages of other beliefs are made again only when it changes. Every
-    field but the claim and the summary counts whole (an impact panel re-evaluates with
-    statuses, tags and metadata); of the claim, what `ref` and the diagrams show of it; the
-    summary, only the belief's own files show."""
+    field but the claim and those only its own files show (summary, source, dates) counts
+    whole (an impact panel re-evaluates with statuses, tags and metadata); of the claim,
+    what `ref` and the diagrams show of it."""
     from dataclasses import replace
     from types import SimpleNamespace
 
@@ -276,8 +276,13 @@ def test_what_other_pages_show_of_a_belief_changes_with_every_field_but_the_summ
     assert shown_of(replace(belief, text=claim + " An edit at its end."))["a"] == base
     assert shown_of(replace(belief, text=claim.replace("\n  ", " ")))["a"] == base  # shown on one line
     assert shown_of(replace(belief, summary="t"))["a"] == shown_of(replace(belief, summary=""))["a"] == base
+    for name in ("source", "source_url", "source_hash", "date", "created_at", "updated_at", "reviewed_at",
+                 "verified_at"):
+        assert shown_of(replace(belief, **{name: "2026-12-04"}))["a"] == base, name
     for edited in (replace(belief, text="Edited: " + claim), replace(belief, text=claim[:150]),
-                   replace(belief, metadata={"m": 2}), replace(belief, retracted=True)):
+                   replace(belief, metadata={"m": 2}), replace(belief, retracted=True),
+                   replace(belief, retracted_at="2026-12-04"), replace(belief, declared="OUT"),
+                   replace(belief, extra={"e": 1})):
         assert shown_of(edited)["a"] != base, edited
 
     # Taken from the last manifest for a belief whose content hash it holds, made by this salt.
@@ -1369,10 +1374,10 @@ def test_a_claim_edit_that_moves_lines_in_a_document_stays_incremental(cli, tmp_
     assert tree_digest(site) == _cold(cli, project / "beliefs", tmp_path / "cold")
 
 
-@pytest.mark.parametrize("edit", ["edited", "removed"])
-def test_a_summary_edit_renders_only_its_beliefs_own_files(cli, tmp_path, edit):
-    """No other belief's page shows a summary (cache.shown): the belief cited by four
-    others has its page alone rendered again, and the site is the cold build's."""
+@pytest.mark.parametrize("edit", ["edited", "removed", "reviewed date"])
+def test_a_summary_or_date_edit_renders_only_its_beliefs_own_files(cli, tmp_path, edit):
+    """No other belief's page shows a summary or a date (cache.shown): the belief cited by
+    four others has its page alone rendered again, and the site is the cold build's."""
     project = tmp_path / "project"
     shutil.copytree(EXAMPLE, project / "beliefs")
     count = len(list((project / "beliefs").glob("*.md")))
@@ -1383,7 +1388,11 @@ def test_a_summary_edit_renders_only_its_beliefs_own_files(cli, tmp_path, edit):
     summary = "Attention in a transformer is a one-way, order-sensitive lookup operation"
     assert summary in text and sum(doc.name[:-3] in d.read_text(encoding="utf-8")
                                    for d in (project / "beliefs").glob("*.md")) >= 4
-    if edit == "edited":
+    reviewed = "Reviewed 2026-06-21T14:41:08+00:00"
+    if edit == "reviewed date":
+        assert reviewed in text
+        text = text.replace(reviewed, "Reviewed 2026-12-04T09:00:00+00:00", 1)
+    elif edit == "edited":
         text = text.replace(summary, "Edited: ünïcode & <b>markup</b>. " + summary, 1)
     else:
         start = text.index("\nSummary\n")
@@ -1394,6 +1403,7 @@ def test_a_summary_edit_renders_only_its_beliefs_own_files(cli, tmp_path, edit):
     page = (site / "belief" / doc.name[:-3] / "index.html").read_text(encoding="utf-8")
     assert ("Edited: ünïcode &amp; &lt;b&gt;markup" in page or "Edited: ünïcode &amp; <b>markup" in page) \
         == (edit == "edited")
+    assert ("2026-12-04T09:00:00" in page) == (edit == "reviewed date")
     assert tree_digest(site) == _cold(cli, project / "beliefs", tmp_path / "cold")
 
 
