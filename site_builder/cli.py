@@ -272,8 +272,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.source:  # a SOURCE argument is relative to the working folder, not to mkdocs.yml
         config = with_overrides(config, source=str(source.resolve()))
     out = Path(args.output) if args.output else Path("site")
-    started, stages = time.perf_counter(), Stages()
     progress = Progress(sys.stderr, "rendering beliefs")
+    started, stages = time.perf_counter(), Stages(None if args.quiet else progress.phase)
     try:
         built = build(config, out, keep_going=args.keep_going, strict=args.strict,
                       diff_base=args.diff_base, jobs=args.jobs or default_jobs(),

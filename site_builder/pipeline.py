@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
+import time
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,7 +31,7 @@ from .progress import Stages
 from .render import OutputFile, RenderContext, render
 from .render.pages import raised_by_template, template_problem
 from .render.search import SearchError
-from .write import update_site, write_site
+from .write import REMOVING, update_site, write_site
 
 __all__ = ["Checked", "Built", "check", "build", "formatted", "imported", "exported"]
 
@@ -290,18 +291,18 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
             published(Built(kept, tuple(diagnostics), files, True, len(reused.files) if reused else 0,
                             documents.hits if documents is not None else 0,
                             documents.unread if documents is not None else 0))
+    started = time.perf_counter()  # "write" is what the stages inside leave (not a stage: Progress.phase)
     try:
-        with stages.stage("total render and write"):
-            done = _done(store, progress, len(ctx.visible))
-            paths, problems = _write(ctx, out, jobs, reused, done, stages, store, pages)
+        done = _done(store, progress, len(ctx.visible))
+        paths, problems = _write(ctx, out, jobs, reused, done, stages, store, pages)
     except Exception as exc:
         problem = _stopped(exc, ctx, out)
         if problem is None:  # a bug: its traceback is wanted
             raise
         unsaved = _keep_documents(documents, kept.parsed.facts, store.folder) if store is not None else []
         return Built(kept, (*diagnostics, problem, *unsaved), 0, False)
-    produced = sum(v for k, v in stages.seconds.items() if k in _RENDER_STAGES)
-    stages.add("write", stages.seconds.pop("total render and write") - produced)
+    inside = sum(v for k, v in stages.seconds.items() if k in _WRITE_STAGES)
+    stages.add("write", time.perf_counter() - started - inside)
     if store is not None:
         with stages.stage("cache"):
             diagnostics += _keep_documents(documents, kept.parsed.facts, store.folder)
@@ -381,20 +382,21 @@ def _write(ctx: RenderContext, out: Path, jobs: int, reused: Reuse | None, done,
         # Links made before the swap survive the old folder's removal (origin may be `out`).
         origin = str(reused.origin)  # string joins: pathlib would take 0.2 s for 40,000 files
         links = {i: [OutputFile(p, b"", f"{origin}/{p}") for p in paths] for i, paths in reused.files.items()}
-        return write_site(lambda sink: render(ctx, jobs, links, done, stages, sink, store), out)
+        return write_site(lambda sink: render(ctx, jobs, links, done, stages, sink, store), out, stages.stage)
     if reused is not None:
         skip, keep, previous = {i: () for i in reused.files}, {p for ps in reused.files.values() for p in ps}, \
             reused.previous
     else:
         previous = store.previous_files(out) if pages is not None and store is not None else None
         if previous is None:
-            return write_site(lambda sink: render(ctx, jobs, None, done, stages, sink, store), out)
+            return write_site(lambda sink: render(ctx, jobs, None, done, stages, sink, store), out, stages.stage)
         skip, keep = None, set()  # serve: every page goes in over the last build's, then the search bundle
     return update_site(lambda sink: render(ctx, jobs, skip, done, stages, sink, store, pages is not None),
                        out, keep, previous, pages)
 
 
-_RENDER_STAGES = ("belief files", "site files", "search (waiting for Pagefind)")
+_WRITE_STAGES = ("belief files", "site files", "search (waiting for Pagefind)", REMOVING)
+"""The stages timed inside writing the site (the rest of its time is "write")."""
 
 
 def _done(store: Cache | None, progress: Callable[[int, int], None] | None, total: int):

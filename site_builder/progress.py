@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from typing import Iterable, Iterator, TextIO, TypeVar
+from typing import Callable, Iterable, Iterator, TextIO, TypeVar
 
 T = TypeVar("T")
 
@@ -12,13 +12,23 @@ __all__ = ["Stages", "Progress"]
 
 
 class Stages:
-    """Wall seconds per named stage, in the order first met (a stage may be entered often)."""
+    """Wall seconds per named stage, in the order first met (a stage may be entered often);
+    `entered(name)` is told each time the build moves on to another stage (Progress.phase)."""
 
-    def __init__(self) -> None:
+    def __init__(self, entered: Callable[[str], None] | None = None) -> None:
         self.seconds: dict[str, float] = {}
+        self._entered = entered
+        self._current = ""
+
+    def _enter(self, name: str) -> None:
+        if name != self._current:
+            self._current = name
+            if self._entered is not None:
+                self._entered(name)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
+        self._enter(name)
         start = time.perf_counter()
         try:
             yield
@@ -32,6 +42,7 @@ class Stages:
         """`items`, adding the time spent producing each one (not consuming it) to `name`."""
         iterator = iter(items)
         while True:
+            self._enter(name)
             start = time.perf_counter()
             try:
                 item = next(iterator)
@@ -51,8 +62,10 @@ class Stages:
 
 
 class Progress:
-    """`label: done/total` rewritten in place, at most ten times a second; silent unless the
-    stream is a terminal (logs and CI stay clean). Call it with (done, total)."""
+    """`label: done/total` rewritten in place, at most ten times a second, or the stage the
+    build is in (`phase`: reading, waiting for the search index, removing the last site,
+    which take seconds at 50,000 beliefs); silent unless the stream is a terminal (logs and
+    CI stay clean). Call it with (done, total)."""
 
     def __init__(self, stream: TextIO, label: str) -> None:
         self._stream, self._label = stream, label
@@ -63,9 +76,18 @@ class Progress:
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
         if self._on and total and (now - self._shown >= 0.1 or done >= total):
-            self._shown, self._drawn = now, True
-            self._stream.write(f"\r{self._label}: {done}/{total} ({100 * done // total}%)")
-            self._stream.flush()
+            self._shown = now
+            self._show(f"{self._label}: {done}/{total} ({100 * done // total}%)")
+
+    def phase(self, name: str) -> None:
+        """Show the stage the build has entered (the count replaces it while beliefs render)."""
+        if self._on:
+            self._show(f"{name}...")
+
+    def _show(self, line: str) -> None:
+        self._drawn = True
+        self._stream.write(f"\r{line}\033[K")
+        self._stream.flush()
 
     def close(self) -> None:
         """Erase the line (the build's own report follows)."""

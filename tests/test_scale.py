@@ -1719,6 +1719,57 @@ def test_progress_shows_only_on_a_terminal():
     assert "\rrendering beliefs: 3/3 (100%)" in terminal.getvalue() and terminal.getvalue().endswith("\033[K")
 
 
+def test_progress_shows_each_stage_on_a_terminal_and_the_count_while_beliefs_render():
+    plain, terminal = io.StringIO(), _Terminal()
+    for stream in (plain, terminal):
+        progress = Progress(stream, "rendering beliefs")
+        progress.phase("read and evaluate")
+        progress(1, 2)
+        progress.phase("remove the previous site")
+        progress.close()
+    assert plain.getvalue() == ""
+    assert terminal.getvalue().split("\r") == ["", "read and evaluate...\033[K", "rendering beliefs: 1/2 (50%)\033[K",
+                                                "remove the previous site...\033[K", "\033[K"]
+
+
+def test_stages_tell_each_stage_entered_once_not_each_item():
+    entered: list[str] = []
+    stages = Stages(entered.append)
+    with stages.stage("read"):
+        pass
+    assert list(stages.timed("pages", [1, 2, 3])) == [1, 2, 3]
+    assert list(stages.timed("pages", [4])) == [4]
+    with stages.stage("read"):
+        pass
+    assert entered == ["read", "pages", "read"]
+
+
+def test_a_terminal_sees_the_build_read_render_and_remove_the_site_it_replaced(tmp_path, monkeypatch):
+    from site_builder.cli import main
+    out = tmp_path / "site"
+    for _ in range(2):
+        terminal = _Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        assert main(["build", str(EXAMPLE), "-o", str(out), "--no-cache", "--no-search"]) == 0
+    shown = [line.removesuffix("\033[K") for line in terminal.getvalue().split("\r")]
+    assert "read and evaluate..." in shown and "remove the previous site..." in shown
+    assert shown.index("read and evaluate...") < shown.index("rendering beliefs: 5/5 (100%)") \
+        < shown.index("remove the previous site...")
+    assert not list(tmp_path.glob(".site.old-*"))
+
+
+def test_profile_reports_removing_the_replaced_site_apart_from_writing(cli, tmp_path):
+    out = tmp_path / "site"
+    reports = []
+    for _ in range(2):
+        code, _, err = cli("build", EXAMPLE, "-o", out, "--profile", "--no-cache", "--no-search")
+        assert code == 0, err
+        reports.append({line.rsplit(" s", 1)[0].rsplit(None, 1)[0]: float(line.split()[-3]) for line in err.splitlines()
+                        if line.rstrip().endswith("%")})
+    assert "remove the previous site" not in reports[0] and "remove the previous site" in reports[1]
+    assert all(seconds >= 0 for report in reports for seconds in report.values())
+
+
 def test_profile_reports_seconds_per_stage(cli, tmp_path):
     code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--profile", "--no-cache")
     assert code == 0, err
