@@ -63,7 +63,7 @@ from importlib.util import find_spec
 from itertools import accumulate
 from operator import attrgetter
 from dataclasses import dataclass, field, fields
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Callable, Iterable, Iterator, Mapping
 
 import jinja2
@@ -159,10 +159,27 @@ def folder_digest(folders: Iterable[Path]) -> str:
     for folder in folders:
         if not folder.is_dir():
             continue
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                h.update(os.fsencode(path.relative_to(folder).as_posix()) + b"\0" + path.read_bytes() + b"\0")
+        for relative, path in sorted(_files_under(str(folder))):
+            h.update(os.fsencode("/".join(relative)) + b"\0" + Path(path).read_bytes() + b"\0")
     return h.hexdigest()
+
+
+def _files_under(folder: str) -> list[tuple[tuple[str, ...], str]]:
+    """(relative path as parts, path) of each file under `folder`, through linked folders as
+    Jinja's loader opens templates through them (each real folder once: a loop of links ends),
+    leaving out __pycache__."""
+    found, seen = [], set()
+    for root, folders, names in os.walk(folder, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            folders[:] = []
+            continue
+        seen.add(real)
+        folders[:] = [f for f in folders if f != "__pycache__"]
+        base = tuple(PurePath(os.path.relpath(root, folder)).parts) if root != folder else ()
+        found += [((*base, name), os.path.join(root, name)) for name in names
+                  if os.path.isfile(os.path.join(root, name))]
+    return found
 
 
 def salt(ctx: RenderContext, statuses: str, code: str) -> str:
@@ -576,8 +593,8 @@ class Cache:
                 if not all(n.startswith("pagefind/") and safe_relative(n) for n in names):
                     return None  # never write outside the bundle's folder
                 return [OutputFile(n, saved.read(n)) for n in names]
-        except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError):
-            return None
+        except Exception:  # any damage costs a re-index, never the build (zipfile raises
+            return None  # NotImplementedError, RuntimeError and zlib.error too)
 
     def keep_search_bundle(self, key: str, files: list[OutputFile]) -> None:
         """Keep this build's search bundle (written by `save`, with the manifest)."""
@@ -699,21 +716,32 @@ class Rows:
                 here.mkdir(parents=True, exist_ok=True)
         except OSError:
             return None
-        return _CompiledTemplates(str(here))
+        return _CompiledTemplates(here)
 
 
-class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
-    """A damaged or unwritable file costs a compile, never the build."""
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """One file per template, sealed (`_sealed`): Jinja checks a compiled template's source,
+    not the code it loads, so a damaged file that still loaded ran as a wrong page or a
+    failing one. A damaged or unwritable file costs a compile, never the build."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, bucket: jinja2.bccache.Bucket) -> Path:
+        return self.folder / f"{bucket.key}.code"  # the key is a hex digest
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        kept = _unsealed(self._path(bucket))
+        if kept is None:
+            return
         try:
-            super().load_bytecode(bucket)
-        except Exception:  # Jinja catches marshal's errors only; a cut file fails in pickle
+            bucket.bytecode_from_string(kept[0][kept[1]:])
+        except Exception:  # sealed, yet not what Jinja wrote (another Jinja's pickle, say)
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:
-            super().dump_bytecode(bucket)  # a temporary file renamed in: workers may race
+            replace_file(self._path(bucket), _sealed(bucket.bytecode_to_string()))  # workers may race
         except OSError:  # a full disk, say
             pass
 

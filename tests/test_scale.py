@@ -558,6 +558,20 @@ def test_compiled_templates_serve_one_code_and_a_damaged_one_is_compiled_again(c
     assert compiled and [f.name for f in (cache / "templates").iterdir()] != [kept.name]
     assert len(list((cache / "templates").iterdir())) == 1  # the other code's folder is gone
 
+def test_a_compiled_template_damaged_in_a_way_that_still_loads_is_compiled_again(cli, tmp_path):
+    """Jinja checks the template's source, not the code it loads: a flipped byte inside a
+    string ran as a wrong page (and inside a name, as a build that failed every time)."""
+    cache = tmp_path / "cache"
+    _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", cache, "-j", "1", "--no-search")
+    (kept,) = (cache / "templates").iterdir()
+    (index,) = [f for f in kept.iterdir() if b"<h1>All beliefs</h1>" in f.read_bytes()]
+    index.write_bytes(index.read_bytes().replace(b"All beliefs", b"All bXliefs"))
+    _build(cli, EXAMPLE, tmp_path / "again", "--cache-dir", cache, "-j", "1", "--no-search")
+    _build(cli, EXAMPLE, tmp_path / "cold", "--no-cache", "-j", "1", "--no-search")
+    assert "All beliefs" in (tmp_path / "again" / "index.html").read_text(encoding="utf-8")
+    assert tree_digest(tmp_path / "again") == tree_digest(tmp_path / "cold")
+
+
 def test_a_claim_edit_rerenders_its_neighbours_and_links_the_rest(cli, generated, tmp_path):
     source = tmp_path / "network.json"
     shutil.copy(generated, source)
@@ -1148,7 +1162,12 @@ def test_unchanged_search_records_take_the_last_bundle(cli, generated, tmp_path,
     assert len(started) == 4 and tree_digest(site) == tree_digest(cold)
 
 
-@pytest.mark.parametrize("damage", ["garbage", "other key", "unsafe name"])
+_CENTRAL_ENTRY = b"PK\x01\x02"
+"""A zip member's central directory entry: its flags at +8, its compression method at +10."""
+
+
+@pytest.mark.parametrize("damage", ["garbage", "other key", "unsafe name", "unknown method", "deflate",
+                                    "encrypted"])
 def test_a_damaged_saved_bundle_is_indexed_again(cli, tmp_path, monkeypatch, damage):
     import zipfile
     site, cache, cold = tmp_path / "site", tmp_path / "cache", tmp_path / "cold"
@@ -1158,6 +1177,14 @@ def test_a_damaged_saved_bundle_is_indexed_again(cli, tmp_path, monkeypatch, dam
         members = {n: z.read(n) for n in z.namelist()}
     if damage == "garbage":
         saved.write_bytes(b"PK\x03\x04 not a zip")
+    elif damage in ("unknown method", "deflate", "encrypted"):  # zipfile raises neither OSError nor ValueError
+        data = bytearray(saved.read_bytes())
+        entry = data.index(_CENTRAL_ENTRY)
+        if damage == "encrypted":
+            data[entry + 8] |= 1
+        else:
+            data[entry + 10:entry + 12] = (99 if damage == "unknown method" else zipfile.ZIP_DEFLATED).to_bytes(2, "little")
+        saved.write_bytes(bytes(data))
     else:
         if damage == "other key":
             members["key"] = b"0" * 64
@@ -1461,6 +1488,29 @@ def test_a_template_or_config_change_rebuilds_everything(cli, tmp_path):
     code, _, err = cli("build", "--config", project / "mkdocs.yml", "-o", site, "--no-search")
     assert code == 0 and "kept" not in err
     assert "Two" in (site / "belief" / "attention-is-structured-directed-computation" / "index.html").read_text()
+
+
+def test_a_template_in_a_linked_folder_of_the_templates_folder_is_part_of_the_salt(cli, tmp_path):
+    """Jinja opens templates through linked folders; the salt read past them (Path.rglob does
+    not follow links), so an edit of one left every belief page stale."""
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLE, project / "beliefs")
+    (project / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - beliefs:\n      templates: overrides\n",
+                                        encoding="utf-8")
+    (project / "overrides").mkdir()
+    (project / "elsewhere").mkdir()
+    (project / "overrides" / "partials").symlink_to(project / "elsewhere", target_is_directory=True)
+    (project / "elsewhere" / "mark.html").write_text("<span>mark one</span>", encoding="utf-8")
+    (project / "elsewhere" / "loop").symlink_to(project / "overrides", target_is_directory=True)  # ends
+    theme = (ROOT / "templates" / "belief.html").read_text(encoding="utf-8")
+    assert '<dl class="facts">' in theme
+    (project / "overrides" / "belief.html").write_text(
+        theme.replace('<dl class="facts">', '{% include "partials/mark.html" %}<dl class="facts">', 1), encoding="utf-8")
+    page = project / "site" / "belief" / "attention-is-structured-directed-computation" / "index.html"
+    build = ("build", "--config", project / "mkdocs.yml", "-o", project / "site", "--no-search")
+    assert cli(*build)[0] == 0 and "mark one" in page.read_text(encoding="utf-8")
+    (project / "elsewhere" / "mark.html").write_text("<span>mark two</span>", encoding="utf-8")
+    assert cli(*build)[0] == 0 and "mark two" in page.read_text(encoding="utf-8")
 
 
 def test_with_a_templates_folder_a_status_flip_renders_every_page(cli, tmp_path):
