@@ -13,6 +13,7 @@ from functools import partial
 from typing import Callable, Collection, Iterable, Iterator
 
 from .diagnostics import Diagnostic
+from .processes import left_by_dead, owned_prefix
 from .render import PAGES_DONE
 
 __all__ = ["safe_relative", "all_safe_relative", "write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath",
@@ -139,6 +140,7 @@ def write_site(files: Files, out: Path, stage: Callable[[str], AbstractContextMa
     if old is not None:
         with stage(REMOVING):
             remove_tree(old)
+    _remove_left_behind(out)
     return written, []
 
 
@@ -155,7 +157,19 @@ def _staging(out: Path) -> Path:
     """A new temporary folder beside `out`."""
     with _naming(out):
         out.parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
+        return Path(tempfile.mkdtemp(dir=out.parent, prefix=owned_prefix(f".{out.name}.new-")))
+
+
+def _remove_left_behind(out: Path) -> None:
+    """The temporary folders beside `out` of builds killed before they could remove them (a
+    whole site each: the new one being written, or the old one being removed)."""
+    try:
+        names = os.listdir(out.parent)
+    except OSError:
+        return
+    for prefix in (f".{out.name}.new-", f".{out.name}.old-"):
+        for name in left_by_dead(names, prefix):
+            remove_tree(out.parent / name)
 
 
 def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str],
@@ -207,6 +221,7 @@ def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str
         (out / UPDATING).unlink()
     finally:
         shutil.rmtree(temp, ignore_errors=True)
+    _remove_left_behind(out)
     return written | keep, []
 
 
@@ -408,7 +423,7 @@ def _swap(temp: Path, out: Path) -> Path | None:
         if not out.exists():
             os.replace(temp, out)
             return None
-        old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old-"))
+        old = Path(tempfile.mkdtemp(dir=out.parent, prefix=owned_prefix(f".{out.name}.old-")))
         os.replace(out, old / "site")
         os.replace(temp, out)
     return old

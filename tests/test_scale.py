@@ -1613,6 +1613,33 @@ def test_the_cache_lock_ends_with_a_killed_build_not_with_its_workers(generated,
             os.kill(pid, signal.SIGKILL)
 
 
+def test_a_killed_builds_workers_end_and_its_half_written_site_goes_with_the_next_build(generated, tmp_path):
+    """Forked workers hold both ends of their task pipe: without a look at their parent they
+    waited for tasks forever, and the killed build's staging folder (a site) stayed."""
+    site = tmp_path / "site"
+    command = [*BUILD, str(generated), "-o", str(site), "--no-cache", "--no-search", "-j", "2"]
+    killed = subprocess.Popen(command, stderr=subprocess.DEVNULL, cwd=tmp_path, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(killed.pid)) < 2 and killed.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(_children(killed.pid)) >= 2, "the build never started its workers"
+        killed.kill()
+        killed.wait()
+        deadline = time.monotonic() + 10
+        while _children(killed.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _children(killed.pid) == []
+        assert [p.name for p in tmp_path.glob(".site.new-*")], "no staging folder to leave behind"
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert not list(tmp_path.glob(".site.*"))
+    finally:
+        os.killpg(killed.pid, signal.SIGKILL) if killed.poll() is None else None
+        for pid in _children(killed.pid):
+            os.kill(pid, signal.SIGKILL)
+
+
 def _children(pid: int) -> list[int]:
     """Processes whose parent is `pid`, or in its session (orphans keep it)."""
     found = []
@@ -1621,6 +1648,8 @@ def _children(pid: int) -> list[int]:
             try:
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
+                continue
+            if fields[0] == "Z":  # ended, not yet reaped
                 continue
             if int(fields[1]) == pid or int(fields[3]) == pid:  # ppid, or session id
                 found.append(int(entry.name))

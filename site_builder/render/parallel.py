@@ -13,6 +13,8 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import threading
+import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -33,6 +35,9 @@ CHUNK = 32
 SERIAL_BELOW = 200
 """Smaller sites render in this process: starting workers would cost more than it saves."""
 
+PARENT_POLL = 0.5
+"""Seconds between a worker's looks at whether the build that forked it still runs."""
+
 _worker: tuple[RenderContext, jinja2.Environment, Counter | None, "Sink | None"] | None = None
 """The context a forked worker renders with (set once per worker by `_start`)."""
 
@@ -45,10 +50,20 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _start(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None, sink: Sink | None) -> None:
+def _start(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None, sink: Sink | None,
+           parent: int) -> None:
     global _worker
     _worker = (ctx, env, counts, sink)
     gc.enable()  # the build pauses it (pipeline); rendering makes cycles, and the inherited objects are frozen
+    threading.Thread(target=_end_with, args=(parent,), name="end with the build", daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    """End this worker once the build that forked it is gone (killed): forked workers hold
+    both ends of the task pipe, so they would wait for tasks forever."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL)
+    os._exit(1)
 
 
 def _chunk(beliefs: list[Belief]) -> list[Outputs]:
@@ -107,7 +122,7 @@ def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None
     # otherwise walk them and so copy the pages they sit on (0.25 of 2.2 s in a 10k claim edit).
     gc.freeze()
     pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_start, initargs=(ctx, env, counts, sink))
+                               initializer=_start, initargs=(ctx, env, counts, sink, os.getpid()))
     try:
         pool.submit(int).result()  # with fork every worker starts on the first task: now, before any thread
         yield Workers(pool, jobs)

@@ -43,6 +43,7 @@ from functools import lru_cache
 from typing import Any, Iterable, Iterator, Mapping, Protocol
 
 from ..checks import kind_of
+from ..processes import left_by_dead, owned_prefix
 from . import OutputFile, RenderContext, Sink, stored
 from .exports.records import one_line
 from .markup import short
@@ -270,29 +271,14 @@ def _scratch_parent(pages: list[str]) -> str | None:
 
 
 def _remove_stale(parent: str | None) -> None:
-    """Remove scratch folders of builds that were killed before they could (POSIX: elsewhere
-    os.kill cannot ask whether a process lives)."""
-    if os.name != "posix":
-        return
+    """Remove scratch folders of builds that were killed before they could."""
     parent = parent or tempfile.gettempdir()
     try:
-        names = [n for n in os.listdir(parent) if n.startswith(SCRATCH_PREFIX)]
+        names = os.listdir(parent)
     except OSError:
         return
-    for name in names:
-        pid = name[len(SCRATCH_PREFIX):].partition("-")[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's process
-    return True
+    for name in left_by_dead(names, SCRATCH_PREFIX):
+        shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
 
 
 def _listing_direction(folder: str) -> int:
@@ -342,7 +328,7 @@ def _sent_as_files(service: "_Service", index_id: str, ordered: list[SearchRecor
     _remove_stale(parent)
     folder = None
     try:
-        folder = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=parent)
+        folder = tempfile.mkdtemp(prefix=owned_prefix(SCRATCH_PREFIX), dir=parent)
         written = _files_in_walk_order(ordered, pages, folder)
     except OSError:  # no room or no rights: send the records themselves
         written = False
