@@ -4,9 +4,11 @@ build that was killed before it could remove them are found by the next one."""
 from __future__ import annotations
 
 import os
-from typing import Iterable
+import shutil
+from functools import partial
+from typing import Callable, Iterable
 
-__all__ = ["left_by_dead", "owned_prefix"]
+__all__ = ["owned_prefix", "remove_left_by_dead"]
 
 
 def owned_prefix(prefix: str) -> str:
@@ -14,7 +16,7 @@ def owned_prefix(prefix: str) -> str:
     return f"{prefix}{os.getpid()}-"
 
 
-def left_by_dead(names: Iterable[str], prefix: str) -> list[str]:
+def _left_by_dead(names: Iterable[str], prefix: str) -> list[str]:
     """The names made by `owned_prefix(prefix)` in a process that no longer runs (none where
     os.kill cannot ask: not POSIX)."""
     if os.name != "posix":
@@ -25,6 +27,18 @@ def left_by_dead(names: Iterable[str], prefix: str) -> list[str]:
         if pid.isdigit() and not _alive(int(pid)):
             found.append(name)
     return found
+
+
+def remove_left_by_dead(parent: str | os.PathLike, prefixes: Iterable[str],
+                        remove: Callable[[str], None] = partial(shutil.rmtree, ignore_errors=True)) -> None:
+    """Remove what processes that no longer run left in `parent` under these prefixes."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for prefix in prefixes:
+        for name in _left_by_dead(names, prefix):
+            remove(os.path.join(parent, name))
 
 
 def _alive(pid: int) -> bool:

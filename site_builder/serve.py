@@ -35,6 +35,7 @@ from urllib.parse import unquote, urlsplit
 
 from .config import CONFIG_FILE, SiteConfig
 from .diagnostics import Diagnostic, format_all, has_errors
+from .processes import owned_prefix, remove_left_by_dead
 from .rebuild import Rebuilder, Reply, crash_text, settings
 from .render.pages import templates_dir
 
@@ -459,6 +460,10 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+FOLDER_PREFIX = "belief-site-serve-"
+"""The server's private folder (site and cache) in the temporary folder: `<prefix><pid>-<random>`."""
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; returns the exit code."""
     try:
@@ -478,7 +483,8 @@ def run(args: argparse.Namespace) -> int:
     main_thread = threading.current_thread() is threading.main_thread()
     # SIGHUP too (the terminal closed): the build process, in a session of its own, gets no signal
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)} if main_thread else {}
-    root = Path(tempfile.mkdtemp(prefix="belief-site-serve-"))
+    remove_left_by_dead(tempfile.gettempdir(), [FOLDER_PREFIX])  # servers killed before they could
+    root = Path(tempfile.mkdtemp(prefix=owned_prefix(FOLDER_PREFIX)))
     state = _State()
     changes: queue.Queue = queue.Queue()
     watchers = _Watchers(changes)

@@ -13,7 +13,7 @@ from functools import partial
 from typing import Callable, Collection, Iterable, Iterator
 
 from .diagnostics import Diagnostic
-from .processes import left_by_dead, owned_prefix
+from .processes import owned_prefix, remove_left_by_dead
 from .render import PAGES_DONE
 
 __all__ = ["safe_relative", "all_safe_relative", "write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath",
@@ -163,13 +163,7 @@ def _staging(out: Path) -> Path:
 def _remove_left_behind(out: Path) -> None:
     """The temporary folders beside `out` of builds killed before they could remove them (a
     whole site each: the new one being written, or the old one being removed)."""
-    try:
-        names = os.listdir(out.parent)
-    except OSError:
-        return
-    for prefix in (f".{out.name}.new-", f".{out.name}.old-"):
-        for name in left_by_dead(names, prefix):
-            remove_tree(out.parent / name)
+    remove_left_by_dead(out.parent, (f".{out.name}.new-", f".{out.name}.old-"), lambda path: remove_tree(Path(path)))
 
 
 def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str],

@@ -33,7 +33,7 @@ class Serve:
 
     def __init__(self, cwd: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.temp = cwd / "tmp"
-        self.temp.mkdir()
+        self.temp.mkdir(exist_ok=True)
         self.lines: list[str] = []
         self.process = subprocess.Popen(
             [*COMMAND, "serve", *args, "--port", "0"], cwd=cwd, stdin=subprocess.DEVNULL,
@@ -130,6 +130,21 @@ def _stopped_cleanly(served: Serve) -> None:
     assert served.stop() == 0, served.output()
     assert "stopped" in served.output()
     assert list(served.temp.iterdir()) == []  # the private build folders are removed
+
+
+def test_a_killed_servers_private_folder_goes_when_the_next_one_starts(tmp_path, serve):
+    """SIGKILL leaves no chance to remove the site and cache a server builds into."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = tmp_path / "tmp" / f"belief-site-serve-{int(gone.stdout)}-abc"
+    (left / "site").mkdir(parents=True)
+    (left / "site" / "index.html").write_text("a killed server's page", encoding="utf-8")
+    running = tmp_path / "tmp" / f"belief-site-serve-{os.getpid()}-def"  # a live process's: kept
+    running.mkdir()
+    served = serve(str(EXAMPLE))
+    assert not left.exists() and running.is_dir()
+    running.rmdir()
+    assert served.site().is_dir()
+    _stopped_cleanly(served)
 
 
 def test_serves_the_build_output_with_a_reload_script_added_on_the_way_out(tmp_path, serve):

@@ -43,7 +43,7 @@ from functools import lru_cache
 from typing import Any, Iterable, Iterator, Mapping, Protocol
 
 from ..checks import kind_of
-from ..processes import left_by_dead, owned_prefix
+from ..processes import owned_prefix, remove_left_by_dead
 from . import OutputFile, RenderContext, Sink, stored
 from .exports.records import one_line
 from .markup import short
@@ -270,17 +270,6 @@ def _scratch_parent(pages: list[str]) -> str | None:
     return "/dev/shm" if fits and os.access("/dev/shm", os.W_OK) else None
 
 
-def _remove_stale(parent: str | None) -> None:
-    """Remove scratch folders of builds that were killed before they could."""
-    parent = parent or tempfile.gettempdir()
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return
-    for name in left_by_dead(names, SCRATCH_PREFIX):
-        shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
-
-
 def _listing_direction(folder: str) -> int:
     """1 when this file system lists a folder in creation order, -1 in reverse, 0 neither."""
     probe = os.path.join(folder, "probe")
@@ -325,7 +314,7 @@ def _sent_as_files(service: "_Service", index_id: str, ordered: list[SearchRecor
         return False
     pages = [_page(r) for r in ordered]
     parent = _scratch_parent(pages)
-    _remove_stale(parent)
+    remove_left_by_dead(parent or tempfile.gettempdir(), [SCRATCH_PREFIX])  # builds killed before they could
     folder = None
     try:
         folder = tempfile.mkdtemp(prefix=owned_prefix(SCRATCH_PREFIX), dir=parent)
