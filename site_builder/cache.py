@@ -42,7 +42,8 @@ holds the folder's `lock` (`locked`) from reading the manifest to saving the nex
 folder also holds the last search bundle (SEARCH_BUNDLE), the parsed documents
 (documents_cache.py), the rows of the listings and exports and the values of the structure
 they use (`Rows`, `Rows.whole`), the compiled templates (`Rows.compiled_templates`) and the
-last evaluation (`kept_evaluation`).
+last evaluation (`kept_evaluation`), all taken on trust only while the folder's OWNER file
+vouches that a build made the folder here (`vouched`).
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ from .render.views import claim_shown_elsewhere
 from .write import MARKER, all_safe_relative, remove_tree, replace_file, safe_relative
 
 __all__ = ["Cache", "Reuse", "Rows", "Saved", "DEFAULT_FOLDER", "MANIFEST", "ROWS", "SEARCH_BUNDLE", "cache_folder",
-           "code_digest", "digest", "folder_digest", "keep_evaluation", "kept_evaluation", "locked"]
+           "code_digest", "digest", "folder_digest", "keep_evaluation", "kept_evaluation", "locked", "vouched"]
 
 DEFAULT_FOLDER = ".belief-site-cache"
 MANIFEST = "manifest.marshal"
@@ -124,6 +125,7 @@ def locked(folder: Path, waiting: Callable[[str], None] | None = None) -> Iterat
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / LOCK, "a+") as handle:
         if fcntl is None:
+            _claim(folder)
             yield
             return
         try:
@@ -140,9 +142,48 @@ def locked(folder: Path, waiting: Callable[[str], None] | None = None) -> Iterat
             handle.truncate()
             handle.write(f"{os.getpid()}\n")
             handle.flush()
+            _claim(folder)
             yield
         finally:
             fcntl.lockf(handle, fcntl.LOCK_UN)
+
+
+OWNER = "owner"
+"""The cache folder's identity: the device and inode of this very file, which it holds. A
+checkout, copy or restore of the folder gives the file another inode, so a cache folder
+committed to a repository or copied from elsewhere is never trusted: its compiled templates
+are code, and its manifest, rows and evaluation decide what pages show (a CRC only tells
+damage). Renaming the folder keeps it. The documents' facts have their own stamp
+(documents_cache)."""
+_TRUSTED = (MANIFEST, RETIRED_MANIFEST, EVALUATION, SEARCH_BUNDLE, ROWS, TEMPLATES)
+"""What a build takes from the folder on trust: removed from a folder that is not vouched for."""
+
+
+def vouched(folder: Path) -> bool:
+    """Whether `folder`'s owner file is the one a build wrote there (`_claim`)."""
+    try:
+        with open(folder / OWNER, "rb") as handle:
+            found = os.fstat(handle.fileno())
+            return handle.read(100) == b"%d %d\n" % (found.st_dev, found.st_ino)
+    except OSError:
+        return False
+
+
+def _claim(folder: Path) -> None:
+    """Make the folder this machine's (the lock held): what it holds on trust goes unless
+    the owner file vouches for it; never any other file (a --cache-dir given by mistake)."""
+    if vouched(folder):
+        return
+    for name in _TRUSTED:
+        path = folder / name
+        if path.is_dir() and not path.is_symlink():
+            remove_tree(path)
+        else:
+            path.unlink(missing_ok=True)
+    (folder / OWNER).unlink(missing_ok=True)
+    with open(folder / OWNER, "xb") as handle:  # a new inode: the one it names
+        found = os.fstat(handle.fileno())
+        handle.write(b"%d %d\n" % (found.st_dev, found.st_ino))
 
 
 def digest(*parts: str | bytes) -> str:
@@ -204,7 +245,10 @@ def salt(ctx: RenderContext, statuses: str, code: str) -> str:
 def kept_evaluation(folder: Path, network: Network, limit: int) -> Evaluation | None:
     """The evaluation the last build kept in `folder` (`keep_evaluation`), when every input to
     it is this network's (evaluate.inputs: a claim or summary edit changes none), else None:
-    a 10k network evaluates in 0.1 s, and its results load in 0.03."""
+    a 10k network evaluates in 0.1 s, and its results load in 0.03. Read before the build
+    holds the folder, so asked whether the folder is vouched for (`vouched`) first."""
+    if not vouched(folder):
+        return None
     data = _load_marshal(folder / EVALUATION, _evaluation_head(network, limit))
     if data is None:
         return None  # none, damaged, or of another network, code or limit

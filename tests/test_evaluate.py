@@ -374,6 +374,8 @@ def test_the_build_cache_keeps_an_evaluation_for_its_inputs_limit_and_code(tmp_p
     from site_builder import cache
 
     base, networks, reworded = _input_changes()
+    with cache.locked(tmp_path):  # a build held it: the folder is vouched for (cache.vouched)
+        pass
     cache.keep_evaluation(tmp_path, evaluate(base))
     assert cache.kept_evaluation(tmp_path, reworded, 100) == evaluate(reworded)
     assert cache.kept_evaluation(tmp_path, reworded, 100).network is reworded

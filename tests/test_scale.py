@@ -26,6 +26,7 @@ import pytest
 from site_builder import cache as cache_module
 from site_builder import pipeline
 from site_builder.cache import SEARCH_BUNDLE
+from site_builder.config import SiteConfig
 from site_builder.evaluate.queries import explain_step
 from site_builder.pipeline import check
 from site_builder.progress import Progress, Stages
@@ -570,6 +571,44 @@ def test_a_compiled_template_damaged_in_a_way_that_still_loads_is_compiled_again
     _build(cli, EXAMPLE, tmp_path / "cold", "--no-cache", "-j", "1", "--no-search")
     assert "All beliefs" in (tmp_path / "again" / "index.html").read_text(encoding="utf-8")
     assert tree_digest(tmp_path / "again") == tree_digest(tmp_path / "cold")
+
+
+def _forge_compiled_template(cache: Path, old: bytes, new: bytes) -> None:
+    """Edit the compiled template holding `old` and seal it again, as someone who means it would."""
+    (kept,) = (cache / "templates").iterdir()
+    (compiled,) = [f for f in kept.iterdir() if old in f.read_bytes()]
+    data = compiled.read_bytes()
+    rest = data[data.index(b"\n") + 1:].replace(old, new)
+    compiled.write_bytes(b"%d\n" % zlib.crc32(rest) + rest)
+
+
+def test_a_cache_folder_copied_from_elsewhere_is_not_trusted(cli, tmp_path):
+    """A CRC tells damage only: a cache folder committed to a repository, copied or restored
+    could hold compiled templates (code) and rows that decide pages. Its owner file names its
+    own inode, which no copy keeps, so what it holds on trust is dropped; the rest stays."""
+    cache, copied = tmp_path / "cache", tmp_path / "copied"
+    _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", cache, "-j", "1")
+    assert cache_module.vouched(cache)
+    shutil.copytree(cache, copied)
+    assert not cache_module.vouched(copied)
+    _forge_compiled_template(copied, b"<h1>All beliefs</h1>", b"<h1>All bXliefs</h1>")
+    (copied / "notes.txt").write_text("not belief-site's", encoding="utf-8")  # a --cache-dir given by mistake
+    limit = SiteConfig().panel_max_items
+    assert check(EXAMPLE, limit, cache=cache).evaluated is False  # the evaluation kept in a vouched folder
+    assert check(EXAMPLE, limit, cache=copied).evaluated is True
+    _build(cli, EXAMPLE, tmp_path / "again", "--cache-dir", copied, "-j", "1")
+    _build(cli, EXAMPLE, tmp_path / "cold", "--no-cache", "-j", "1")
+    assert tree_digest(tmp_path / "again") == tree_digest(tmp_path / "cold")
+    assert cache_module.vouched(copied) and (copied / "notes.txt").is_file()
+
+
+def test_a_cache_folder_moved_in_place_stays_trusted(cli, generated, tmp_path):
+    source, cache, moved = tmp_path / "network.json", tmp_path / "cache", tmp_path / "moved"
+    shutil.copy(generated, source)
+    site = tmp_path / "site"
+    _build(cli, source, site, "--cache-dir", cache)
+    cache.rename(moved)
+    assert "unchanged belief pages kept" in _build(cli, source, site, "--cache-dir", moved)
 
 
 def test_a_claim_edit_rerenders_its_neighbours_and_links_the_rest(cli, generated, tmp_path):
