@@ -54,6 +54,7 @@ import io
 import json
 import marshal
 import os
+import stat
 import sys
 import zipfile
 import zlib
@@ -149,41 +150,59 @@ def locked(folder: Path, waiting: Callable[[str], None] | None = None) -> Iterat
 
 
 OWNER = "owner"
-"""The cache folder's identity: the device and inode of this very file, which it holds. A
-checkout, copy or restore of the folder gives the file another inode, so a cache folder
-committed to a repository or copied from elsewhere is never trusted: its compiled templates
-are code, and its manifest, rows and evaluation decide what pages show (a CRC only tells
-damage). Renaming the folder keeps it. The documents' facts have their own stamp
-(documents_cache)."""
+OWNER_ID = "owner.id"
+"""The cache folder's identity: OWNER_ID holds the device, inode and change time of the
+OWNER file (a plain file, one link). A checkout, copy or restore of the folder gives that
+file another inode and change time (no tool can set the latter), so a cache folder committed
+to a repository or copied from elsewhere is never trusted: its compiled templates are code,
+and its manifest, rows and evaluation decide what pages show (a CRC only tells damage).
+Renaming the folder keeps it. The documents' facts have their own stamp (documents_cache)."""
 _TRUSTED = (MANIFEST, RETIRED_MANIFEST, EVALUATION, SEARCH_BUNDLE, ROWS, TEMPLATES)
 """What a build takes from the folder on trust: removed from a folder that is not vouched for."""
+_CACHE_SIGNS = (OWNER, MANIFEST, EVALUATION, "documents.stamp")
+"""Files only a belief-site cache folder holds: a folder with none that holds more than a new
+one does (_NEW) is someone else's, and nothing in it is removed."""
+_NEW = {LOCK, "documents.clock"}
+"""What a build puts in a new cache folder before it holds it (documents_cache's clock probe)."""
 
 
 def vouched(folder: Path) -> bool:
-    """Whether `folder`'s owner file is the one a build wrote there (`_claim`)."""
+    """Whether `folder`'s owner file is the one a build made there (`_claim`)."""
     try:
-        with open(folder / OWNER, "rb") as handle:
-            found = os.fstat(handle.fileno())
-            return handle.read(100) == b"%d %d\n" % (found.st_dev, found.st_ino)
+        found = os.lstat(folder / OWNER)
+        if not stat.S_ISREG(found.st_mode) or found.st_nlink != 1:
+            return False
+        return (folder / OWNER_ID).read_bytes() == _owner_id(found)
     except OSError:
         return False
 
 
+def _owner_id(found: os.stat_result) -> bytes:
+    return b"%d %d %d\n" % (found.st_dev, found.st_ino, found.st_ctime_ns)
+
+
 def _claim(folder: Path) -> None:
-    """Make the folder this machine's (the lock held): what it holds on trust goes unless
-    the owner file vouches for it; never any other file (a --cache-dir given by mistake)."""
+    """Make the folder this machine's (the lock held): what it holds on trust goes unless the
+    owner file vouches for it. OSError (the build goes on without a cache) for a folder that
+    is not a belief-site cache, whose files are left alone, or one whose files do not go."""
     if vouched(folder):
         return
+    names = set(os.listdir(folder))
+    if not names <= _NEW and not names & set(_CACHE_SIGNS):
+        raise OSError(errno.EEXIST, "it holds files but no belief-site cache (choose an empty or new folder)")
     for name in _TRUSTED:
         path = folder / name
         if path.is_dir() and not path.is_symlink():
             remove_tree(path)
         else:
             path.unlink(missing_ok=True)
+    left = [name for name in _TRUSTED if os.path.lexists(folder / name)]
+    if left:
+        raise OSError(errno.EACCES, f"{left[0]} of a cache folder made elsewhere cannot be removed")
     (folder / OWNER).unlink(missing_ok=True)
-    with open(folder / OWNER, "xb") as handle:  # a new inode: the one it names
-        found = os.fstat(handle.fileno())
-        handle.write(b"%d %d\n" % (found.st_dev, found.st_ino))
+    with open(folder / OWNER, "xb") as handle:  # a new inode
+        handle.write(b"This cache folder was made here by belief-site build (owner.id names this file).\n")
+    replace_file(folder / OWNER_ID, _owner_id(os.lstat(folder / OWNER)))
 
 
 def digest(*parts: str | bytes) -> str:

@@ -4,6 +4,7 @@ build that was killed before it could remove them are found by the next one."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from functools import partial
 from typing import Callable, Iterable
@@ -17,14 +18,16 @@ def owned_prefix(prefix: str) -> str:
 
 
 def _left_by_dead(names: Iterable[str], prefix: str) -> list[str]:
-    """The names made by `owned_prefix(prefix)` in a process that no longer runs (none where
-    os.kill cannot ask: not POSIX)."""
+    """The names made by `owned_prefix(prefix)` (then mkdtemp's 8 characters) in a process
+    that no longer runs; exactly that shape, so another output's folders whose names merely
+    start alike never match. None where os.kill cannot ask (not POSIX)."""
     if os.name != "posix":
         return []
+    shape = re.compile(re.escape(prefix) + r"([0-9]{1,9})-[a-z0-9_]{8}", re.ASCII)
     found = []
     for name in names:
-        pid = name[len(prefix):].partition("-")[0] if name.startswith(prefix) else ""
-        if pid.isdigit() and not _alive(int(pid)):
+        matched = shape.fullmatch(name)
+        if matched and not _alive(int(matched.group(1))):
             found.append(name)
     return found
 

@@ -602,6 +602,41 @@ def test_a_cache_folder_copied_from_elsewhere_is_not_trusted(cli, tmp_path):
     assert cache_module.vouched(copied) and (copied / "notes.txt").is_file()
 
 
+def test_an_owner_file_linked_to_a_trusted_caches_vouches_for_nothing(cli, tmp_path):
+    cache, planted = tmp_path / "cache", tmp_path / "planted"
+    _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", cache, "-j", "1")
+    planted.mkdir()
+    (planted / cache_module.OWNER).symlink_to(cache / cache_module.OWNER)
+    shutil.copy(cache / cache_module.OWNER_ID, planted / cache_module.OWNER_ID)
+    assert cache_module.vouched(cache) and not cache_module.vouched(planted)
+    os.link(cache / cache_module.OWNER, tmp_path / "second name")  # a hard link changes the change time too
+    assert not cache_module.vouched(cache)
+
+
+def test_a_cache_dir_holding_other_files_is_left_alone_and_the_build_goes_on(cli, tmp_path):
+    """`--cache-dir .` in a project, say: its templates/ and manifest.json are not the cache's."""
+    folder = tmp_path / "project"
+    (folder / "templates").mkdir(parents=True)
+    (folder / "templates" / "belief.html").write_text("mine", encoding="utf-8")
+    (folder / "manifest.json").write_text("{}", encoding="utf-8")
+    code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--cache-dir", folder, "--no-search")
+    assert code == 0 and "W804" in err and "no belief-site cache" in err, err
+    assert (folder / "templates" / "belief.html").read_text(encoding="utf-8") == "mine"
+    assert (folder / "manifest.json").is_file() and not (folder / cache_module.OWNER).exists()
+
+
+def test_a_cache_whose_trusted_files_cannot_be_removed_is_not_used(cli, tmp_path, monkeypatch):
+    """A restored folder whose files stay (read-only folders, for another user than root)."""
+    cache = tmp_path / "cache"
+    _build(cli, EXAMPLE, tmp_path / "site", "--cache-dir", cache, "-j", "1")
+    copied = tmp_path / "copied"
+    shutil.copytree(cache, copied)
+    monkeypatch.setattr(cache_module, "remove_tree", lambda path: None)
+    code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "again", "--cache-dir", copied, "--no-search")
+    assert code == 0 and "W804" in err and "cannot be removed" in err, err
+    assert not cache_module.vouched(copied)
+
+
 def test_a_cache_folder_moved_in_place_stays_trusted(cli, generated, tmp_path):
     source, cache, moved = tmp_path / "network.json", tmp_path / "cache", tmp_path / "moved"
     shutil.copy(generated, source)
@@ -860,6 +895,8 @@ def test_rows_kept_before_format_2_are_removed_when_rows_are_written(cli, tmp_pa
     """The rows were JSON files (`<part>.json`) before the `.rows` files: several MB each at
     10,000 beliefs, never read again; so are the files of parts merged since (RETIRED_ROWS)."""
     cache = tmp_path / "cache"
+    _build(cli, EXAMPLE, tmp_path / "first", "--cache-dir", cache)  # a cache folder of this machine's
+    shutil.rmtree(cache / "rows")
     (cache / "rows").mkdir(parents=True)
     old = cache / "rows" / "index_row.json"
     old.write_text('{"format":1,"salt":"x","rows":{}}')
@@ -1679,6 +1716,20 @@ def test_a_killed_builds_workers_end_and_its_half_written_site_goes_with_the_nex
             os.kill(pid, signal.SIGKILL)
 
 
+def test_only_folders_of_the_exact_shape_of_a_dead_process_are_removed(tmp_path):
+    from site_builder.processes import remove_left_by_dead
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)
+    names = [f".site.new-{pid}-abcd_123",  # a killed build's: goes
+             f".site.new-{os.getpid()}-abcd_123",  # a running one's
+             ".site.new-\u00b2-abcd_123", ".site.new-99999999999999999999-abcd_123",  # not pids int() or kill take
+             f".site.new-2024-01.new-{pid}-abcd_123"]  # output "site.new-2024-01"'s: another output
+    for name in names:
+        (tmp_path / name).mkdir()
+    remove_left_by_dead(tmp_path, [".site.new-"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names[1:])
+
+
 def _children(pid: int) -> list[int]:
     """Processes whose parent is `pid`, or in its session (orphans keep it)."""
     found = []
@@ -1778,7 +1829,7 @@ def test_a_library_imported_from_a_zip_file_is_keyed_by_its_version(monkeypatch,
 def test_the_manifest_of_an_earlier_version_is_removed_by_the_next_save(cli, tmp_path):
     """Versions before format 6 kept the manifest as JSON in manifest.json: never read again."""
     cache = tmp_path / "cache"
-    cache.mkdir()
+    _build(cli, EXAMPLE, tmp_path / "first", "--cache-dir", cache)  # a cache folder of this machine's
     (cache / cache_module.RETIRED_MANIFEST).write_text('0123\n{"format": 5}', encoding="utf-8")
     code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--cache-dir", cache, "--no-search")
     assert code == 0, err

@@ -330,8 +330,8 @@ def test_the_scratch_folder_is_removed_when_the_indexer_fails(tmp_path, monkeypa
 def test_scratch_folders_of_killed_builds_are_removed(tmp_path, monkeypatch):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    stale = tmp_path / f"{search.SCRATCH_PREFIX}{dead.pid}-abc"
-    live = tmp_path / f"{search.SCRATCH_PREFIX}{os.getpid()}-def"  # a build still running
+    stale = tmp_path / f"{search.SCRATCH_PREFIX}{dead.pid}-abcd_123"
+    live = tmp_path / f"{search.SCRATCH_PREFIX}{os.getpid()}-defg_456"  # a build still running
     for folder in (stale, live):
         (folder / "belief" / "x").mkdir(parents=True)
     monkeypatch.setattr(search, "_scratch_parent", lambda pages: str(tmp_path))

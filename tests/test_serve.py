@@ -135,10 +135,10 @@ def _stopped_cleanly(served: Serve) -> None:
 def test_a_killed_servers_private_folder_goes_when_the_next_one_starts(tmp_path, serve):
     """SIGKILL leaves no chance to remove the site and cache a server builds into."""
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    left = tmp_path / "tmp" / f"belief-site-serve-{int(gone.stdout)}-abc"
+    left = tmp_path / "tmp" / f"belief-site-serve-{int(gone.stdout)}-abcd_123"
     (left / "site").mkdir(parents=True)
     (left / "site" / "index.html").write_text("a killed server's page", encoding="utf-8")
-    running = tmp_path / "tmp" / f"belief-site-serve-{os.getpid()}-def"  # a live process's: kept
+    running = tmp_path / "tmp" / f"belief-site-serve-{os.getpid()}-defg_456"  # a live process's: kept
     running.mkdir()
     served = serve(str(EXAMPLE))
     assert not left.exists() and running.is_dir()
