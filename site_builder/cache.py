@@ -192,10 +192,7 @@ def _claim(folder: Path) -> None:
         raise OSError(errno.EEXIST, "it holds files but no belief-site cache (choose an empty or new folder)")
     for name in _TRUSTED:
         path = folder / name
-        if path.is_dir() and not path.is_symlink():
-            remove_tree(path)
-        else:
-            path.unlink(missing_ok=True)
+        remove_tree(path) if path.is_dir() else path.unlink(missing_ok=True)  # remove_tree unlinks a link
     left = [name for name in _TRUSTED if os.path.lexists(folder / name)]
     if left:
         raise OSError(errno.EACCES, f"{left[0]} of a cache folder made elsewhere cannot be removed")
