@@ -95,11 +95,11 @@ def _nodes(ctx: RenderContext, nb: Neighbourhood) -> list[NodeInfo]:
             continue
         value = ev.value(node.key)
         belief = beliefs[node.key]  # read here, so that an incremental build sees the dependency
-        claim = ctx.memo.get(("tooltip", node.key))
-        if claim is None:
-            claim = ctx.memo[("tooltip", node.key)] = tooltip_claim(belief)
+        tooltip = ctx.memo.get(("tooltip", node.key))
+        if tooltip is None:  # one string per belief: the writer's escaping is cached by it
+            tooltip = ctx.memo[("tooltip", node.key)] = f"{node.key} ({value}): {tooltip_claim(belief)}"
         infos.append(NodeInfo(text, ctx.href(page, ctx.page(node.key)), "in" if value == IN else "out",
-                              node.row == 0, f"{node.key} ({value}): {claim}"))
+                              node.row == 0, tooltip))
     return infos
 
 

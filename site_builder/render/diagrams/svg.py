@@ -42,10 +42,12 @@ def _clean(text: str) -> str:
     return _INVALID_XML.sub("\ufffd", text)
 
 
+@lru_cache(maxsize=1 << 16)  # the same ids and tooltips appear in many diagrams
 def _text(text: str) -> str:
     return _clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+@lru_cache(maxsize=1 << 16)
 def _attr(text: str) -> str:
     return _text(text).replace('"', "&quot;").replace("\n", "&#10;").replace("\t", "&#9;").replace("\r", "&#13;")
 
