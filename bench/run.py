@@ -2,7 +2,7 @@
 
     python bench/run.py [--sizes 1000,5000,10000,50000] [--quick] [--out DIR] [--skip-mkdocs]
                         [--chain N] [--fan N] [--rebuild-size N] [--shared NAMES] [--seed S] [--keep]
-                        [--no-drop-caches]
+                        [--no-drop-caches] [--rounds N]
 
 Inputs: seeded generated networks of each size (bench/generate.py), the shared real networks
 ($BELIEF_SHARED/networks or ../shared/networks), a chain and a fan. For each input:
@@ -40,6 +40,11 @@ Inputs: seeded generated networks of each size (bench/generate.py), the shared r
            cache, and after editing one document's claim ("documents:" rows): the cache keeps
            parsed documents, which network.json, one file, cannot use, and unchanged documents
            are not even read (their note says how many).
+
+Rounds: at sizes up to 10k (ROUNDS_UP_TO), full, floor and mkdocs run 3 times in turn
+(`--rounds N`; `--quick`: once), and so do the rebuilds' cold build without search and the
+claim edit (each round edits the claim again); each row is the median round by wall time,
+and its note gives the range. Single runs swung the ratios by 5-15% on this shared VM.
 
 Linear growth compares the 50k build with the 5k one, which runs twice: in size order, and
 again right after the 50k runs ("gen-5k again"); each size's wall is the mean of its runs.
@@ -495,32 +500,64 @@ def _log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
+ROUNDS = 3
+"""Rounds of each timed comparison at sizes up to ROUNDS_UP_TO (full, floor and mkdocs in turn;
+the cold build without search and the claim edit of the rebuilds): a row is the median round,
+its note gives the range. One run of each swung ratios by 5-15% on this shared VM (10k
+full/floor: 2.35 in one benchmark, 2.06 in the next, with no change to the build between)."""
+ROUNDS_UP_TO = 10_000
+
+
+def median_run(runs: list[dict]) -> dict:
+    """The round to report: the median by wall time (a failed round, if any: it must show),
+    with every round's wall in `walls` and the first round's --profile stages."""
+    failed = [m for m in runs if m["exit_code"] != 0]
+    chosen = failed[0] if failed else sorted(runs, key=lambda m: m["wall_s"])[len(runs) // 2]
+    profiled = {k: runs[0][k] for k in ("profile", "stages") if k in runs[0]}
+    return {**chosen, **profiled, "walls": [m["wall_s"] for m in runs]}
+
+
+def rounds_note(row: Row) -> None:
+    walls = row.extra.get("walls", [])
+    if len(walls) > 1:
+        _note(row, f"median of {len(walls)} rounds ({min(walls):.2f}-{max(walls):.2f} s)")
+
+
+def _rounds(n: int, rounds: int) -> int:
+    return rounds if n <= ROUNDS_UP_TO else 1
+
+
 def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], skip_mkdocs: bool,
               with_floor: bool = True, with_mkdocs: bool = True, keep: bool = False,
-              profile: bool = False) -> None:
-    site = work / f"{name}-site"
-    _log(f"{name}: full build ({n} beliefs)")
-    flags = ("--no-cache", "--profile") if profile else ("--no-cache",)
-    full = _row(name, "full", n, build(network, site, work, f"{name}-full", *flags), indexer=True)
-    rows.append(full)
-    if not keep:
-        aside.remove(site)
-    if with_floor:
-        _log(f"{name}: floor")
-        fl = _row(name, "floor", n, floor(network, work / f"{name}-floor", work, f"{name}-floor"))
-        rows.append(fl)
-        aside.remove(work / f"{name}-floor")
-        if fl.exit_code == 0 and full.exit_code == 0:
-            full.vs_floor = full.wall_s / fl.wall_s
-    if with_mkdocs and not skip_mkdocs:
-        _log(f"{name}: mkdocs build")
-        mk = _row(name, "mkdocs", n, mkdocs_build(network, work, f"{name}-mkdocs"))
-        rows.append(mk)
-        if mk.exit_code == 0 and full.exit_code == 0:
-            full.vs_mkdocs = mk.wall_s / full.wall_s
-            for r in rows:
-                if r.input == name and r.run == "floor" and r.exit_code == 0:
-                    r.vs_mkdocs = mk.wall_s / r.wall_s
+              profile: bool = False, rounds: int = 1) -> None:
+    """full, floor and mkdocs on one input: `rounds` times in turn (at sizes up to
+    ROUNDS_UP_TO), each row the median round."""
+    runs: dict[str, list[dict]] = {"full": [], "floor": [], "mkdocs": []}
+    for k in range(_rounds(n, rounds)):
+        site = work / f"{name}-site"
+        _log(f"{name}: full build ({n} beliefs), round {k + 1}")
+        flags = ("--no-cache", "--profile") if profile and k == 0 else ("--no-cache",)
+        runs["full"].append(build(network, site, work, f"{name}-full", *flags))
+        if not keep:
+            aside.remove(site)
+        if with_floor:
+            _log(f"{name}: floor, round {k + 1}")
+            runs["floor"].append(floor(network, work / f"{name}-floor", work, f"{name}-floor"))
+            aside.remove(work / f"{name}-floor")
+        if with_mkdocs and not skip_mkdocs:
+            _log(f"{name}: mkdocs build, round {k + 1}")
+            runs["mkdocs"].append(mkdocs_build(network, work, f"{name}-mkdocs"))
+    found = {run: _row(name, run, n, median_run(ms), indexer=run == "full") for run, ms in runs.items() if ms}
+    for row in found.values():
+        rounds_note(row)
+        rows.append(row)
+    full, fl, mk = found["full"], found.get("floor"), found.get("mkdocs")
+    if fl is not None and fl.exit_code == 0 and full.exit_code == 0:
+        full.vs_floor = full.wall_s / fl.wall_s
+    if mk is not None and mk.exit_code == 0:
+        for r in (full, fl):
+            if r is not None and r.exit_code == 0:
+                r.vs_mkdocs = mk.wall_s / r.wall_s
 
 
 EDITED = "rebuild: 1 claim edited (incremental, no search)"
@@ -556,8 +593,10 @@ def _incremental(rows: list[Row], cold: Row, run: str, m: dict, indexer: bool = 
     return row
 
 
-def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) -> dict:
-    """Cold and incremental rebuilds at one size; returns their summary for the report.
+def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row], rounds: int = 1) -> dict:
+    """Cold and incremental rebuilds at one size; returns their summary for the report. The
+    cold build without search and the claim edit, whose ratio is a target, run `rounds`
+    times (at sizes up to ROUNDS_UP_TO; each round edits the claim again), rows the median.
 
     Each cache's network is edited in place: the cache's salt holds the config, source path
     included, so a copy under another name would be a cold build."""
@@ -568,9 +607,15 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
         aside.remove(path)
     shutil.copyfile(network, source)
     shutil.copyfile(network, searched)
-    _log(f"{name}: cold build without search")
-    cold = _row(name, "full, no search", n, build(network, work / f"{name}-nosearch-site", work,
-                                                  f"{name}-nosearch", "--no-search", "--no-cache"))
+    colds = []
+    for k in range(_rounds(n, rounds)):
+        _log(f"{name}: cold build without search, round {k + 1}")
+        colds.append(build(network, work / f"{name}-nosearch-site", work, f"{name}-nosearch", "--no-search",
+                           "--no-cache"))
+        if k + 1 < _rounds(n, rounds):
+            aside.remove(work / f"{name}-nosearch-site")
+    cold = _row(name, "full, no search", n, median_run(colds))
+    rounds_note(cold)
     rows.append(cold)
     # The same cold build with the page cache as the one above left it: the baseline of the
     # warm claim edit below, so that each ratio compares builds under the same conditions.
@@ -587,9 +632,13 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row]) 
     base = _row(name, "rebuild base", n, build(source, site, work, f"{name}-rebuild-base", *cached))
     _note(base, "cold, fills the cache of the rebuilds below")
     rows.append(base)
-    belief_id = edited_claim(source, source)
-    _log(f"{name}: incremental rebuild after editing {belief_id}")
-    edit = _incremental(rows, cold, EDITED, build(source, site, work, f"{name}-rebuild-edit", *cached))
+    edits = []
+    for k in range(_rounds(n, rounds)):
+        belief_id = edited_claim(source, source)
+        _log(f"{name}: incremental rebuild after editing {belief_id}, round {k + 1}")
+        edits.append(build(source, site, work, f"{name}-rebuild-edit", *cached))
+    edit = _incremental(rows, cold, EDITED, median_run(edits))
+    rounds_note(edit)
     # Every run starts with the page cache dropped, this one too: modules, cache and site are
     # read from disk. An edit-and-build loop (or a CI job that has just restored its cache)
     # finds them in memory: the same edit again, the cache as the last build left it.
@@ -810,6 +859,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", default=None, metavar="NAMES",
                         help="comma-separated shared networks to run, by file stem (default: all; 'none': none)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=None,
+                        help=f"rounds of each comparison at sizes up to {ROUNDS_UP_TO}, rows the median "
+                             f"(default {ROUNDS}; --quick: 1)")
     parser.add_argument("--keep", action="store_true", help="keep the built sites under OUT/work")
     parser.add_argument("--no-drop-caches", dest="drop_caches", action="store_false",
                         help="do not drop the page cache before each run (it is dropped when writable)")
@@ -820,6 +872,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(s) for s in (args.sizes or ("1000" if args.quick else "1000,5000,10000,50000")).split(",") if s]
     if args.quick:
         sizes, args.chain, args.fan = sizes[:1], 0, 0
+    args.rounds = max(1, args.rounds if args.rounds is not None else 1 if args.quick else ROUNDS)
     rebuild = args.rebuild_size or max([s for s in sizes if s <= 10_000] or sizes[:1])
     out = Path(args.out).resolve()
     work = out / "work"
@@ -836,18 +889,20 @@ def main(argv: list[str] | None = None) -> int:
         name = f"gen-{_label(n)}"
         network = work / f"{name}.json"
         network.write_text(gen.with_stored_values(gen.generate(n, args.seed)), encoding="utf-8")
-        run_input(name, network, n, work, rows, args.skip_mkdocs, keep=args.keep, profile=n == rebuild)
+        run_input(name, network, n, work, rows, args.skip_mkdocs, keep=args.keep, profile=n == rebuild,
+                  rounds=args.rounds)
         if n == rebuild:
-            incremental = run_rebuilds(name, network, n, work, rows)
+            incremental = run_rebuilds(name, network, n, work, rows, args.rounds)
     if GROWTH[0] in sizes and GROWTH[1] in sizes:  # the small size again, after the big one (see above)
         name = f"gen-{_label(GROWTH[1])}"
-        run_input(f"{name} again", work / f"{name}.json", GROWTH[1], work, rows, args.skip_mkdocs, keep=args.keep)
+        run_input(f"{name} again", work / f"{name}.json", GROWTH[1], work, rows, args.skip_mkdocs, keep=args.keep,
+                  rounds=args.rounds)
     wanted = None if args.shared is None else set(args.shared.split(","))
     for path in shared_networks():
         if wanted is not None and path.stem not in wanted:
             continue
         n = len(json.loads(path.read_text(encoding="utf-8"))["nodes"])
-        run_input(path.stem, path, n, work, rows, args.skip_mkdocs, keep=args.keep)
+        run_input(path.stem, path, n, work, rows, args.skip_mkdocs, keep=args.keep, rounds=args.rounds)
     for shape, n in (("chain", args.chain), ("fan", args.fan)):
         if n:
             network = work / f"{shape}-{_label(n)}.json"

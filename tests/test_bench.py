@@ -15,7 +15,7 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     shared = shared_dir()
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--sizes", str(SIZE),
-         "--shared", "eem-expert", "--out", str(tmp_path)],
+         "--shared", "eem-expert", "--out", str(tmp_path), "--rounds", "2"],
         cwd=tmp_path, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -56,6 +56,15 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
     assert full["indexer_rss_mb"] > 0  # Pagefind ran as a child of the build and was measured
     assert full["vs_mkdocs"] > 0 and full["vs_floor"] > 0
     assert full["raw"]["kept"] == 0  # cold (--no-cache)
+    # Each timed comparison ran twice (--rounds 2): its row is the median round, the range noted.
+    for run in ("full", "floor", "mkdocs", "full, no search", edited):
+        row = runs[(name, run)]
+        walls = row["raw"]["walls"]
+        assert len(walls) == 2 and row["wall_s"] == max(walls)  # the upper median of two
+        assert f"median of 2 rounds ({min(walls):.2f}-{max(walls):.2f} s)" in row["note"]
+    assert len(runs[(name, "rebuild base")]["raw"].get("walls", [0])) == 1  # the rest run once
+    if shared is not None:
+        assert len(runs[("eem-expert", "full")]["raw"]["walls"]) == 2
 
     # With --quick the rebuilds run at the first size: incremental, most pages kept.
     edit = runs[(name, edited)]
@@ -125,6 +134,24 @@ def test_growth_takes_the_mean_of_the_small_size_run_before_and_after_the_big_on
             bench.Row("gen-5k", "mkdocs", 5000, 5.0, exit_code=0), bench.Row("gen-50k", "mkdocs", 50000, 55.0, exit_code=0),
             bench.Row("fan-50k", "full", 50000, 30.0, exit_code=0)]
     assert bench.growth(rows, 50000, 5000) == {"full": 10.0, "mkdocs": 11.0}
+
+
+def test_a_row_is_the_median_round_and_a_failed_round_shows():
+    bench = _bench_module()
+    runs = [{"wall_s": w, "exit_code": 0, "kept": k} for w, k in ((9.0, 1), (7.0, 2), (8.0, 3))]
+    runs[0]["profile"] = ["total 9.00 s"]
+    chosen = bench.median_run(runs)
+    assert chosen["wall_s"] == 8.0 and chosen["kept"] == 3 and chosen["walls"] == [9.0, 7.0, 8.0]
+    assert chosen["profile"] == ["total 9.00 s"]  # the profiled round's stages are kept
+    row = bench._row("gen-10k", "full", 10000, {**chosen, "killed": False, "wait4_rss_kb": 1, "self_rss_kb": 1})
+    bench.rounds_note(row)
+    assert row.note == "median of 3 rounds (7.00-9.00 s)"
+    runs[2] = {"wall_s": 1.0, "exit_code": 1, "kept": 0}
+    assert bench.median_run(runs)["exit_code"] == 1  # never hidden behind a median
+    one = bench.median_run(runs[:1])
+    row = bench._row("gen-50k", "full", 50000, {**one, "killed": False, "wait4_rss_kb": 1, "self_rss_kb": 1})
+    bench.rounds_note(row)
+    assert row.note == ""  # one round: no range
 
 
 def _site(folder):
