@@ -66,9 +66,10 @@ def _end_with(parent: int) -> None:
     os._exit(1)
 
 
-def _chunk(beliefs: list[Belief]) -> list[Outputs]:
+def _chunk(ids: list[str]) -> list[Outputs]:
     ctx, env, counts, sink = _worker  # type: ignore[misc]
-    done = [belief_outputs(ctx, env, counts, b) for b in beliefs]
+    beliefs = ctx.beliefs  # inherited: ids cross the pipe, not Beliefs (pickled, 0.16 s CPU at 10k)
+    done = [belief_outputs(ctx, env, counts, beliefs[i]) for i in ids]
     return [replace(o, files=tuple(stored(o.files, sink))) for o in done]
 
 
@@ -100,7 +101,7 @@ class Workers:
     def beliefs(self, beliefs: Sequence[Belief]) -> Iterator[Outputs]:
         # A few beliefs (an incremental build) go out in smaller chunks, so the cores share them.
         size = max(1, min(CHUNK, len(beliefs) // (4 * self._jobs)))
-        chunks = [list(beliefs[k:k + size]) for k in range(0, len(beliefs), size)]
+        chunks = [[b.id for b in beliefs[k:k + size]] for k in range(0, len(beliefs), size)]
         return (o for done in self._pool.map(_chunk, chunks) for o in done)
 
     def site(self, emitters: Sequence[Emitter]) -> Iterator[OutputFile]:
