@@ -509,22 +509,32 @@ ROUNDS_UP_TO = 10_000
 
 
 def median_run(runs: list[dict]) -> dict:
-    """The round to report: the median by wall time (a failed round, if any: it must show),
-    with every round's wall in `walls` and the first round's --profile stages."""
-    failed = [m for m in runs if m["exit_code"] != 0]
-    chosen = failed[0] if failed else sorted(runs, key=lambda m: m["wall_s"])[len(runs) // 2]
-    profiled = {k: runs[0][k] for k in ("profile", "stages") if k in runs[0]}
-    return {**chosen, **profiled, "walls": [m["wall_s"] for m in runs]}
+    """The round to report: the median by wall time (the first failed round, if any: it must
+    show), with every round's wall in `walls`, which round it is (`round`, from 1) and the
+    first round's --profile stages."""
+    failed = [k for k, m in enumerate(runs) if m["exit_code"] != 0]
+    k = failed[0] if failed else sorted(range(len(runs)), key=lambda i: runs[i]["wall_s"])[len(runs) // 2]
+    profiled = {key: runs[0][key] for key in ("profile", "stages") if key in runs[0]}
+    return {**runs[k], **profiled, "walls": [m["wall_s"] for m in runs], "round": k + 1}
 
 
 def rounds_note(row: Row) -> None:
     walls = row.extra.get("walls", [])
-    if len(walls) > 1:
+    if len(walls) < 2:
+        return
+    if row.exit_code != 0:
+        _note(row, f"round {row.extra['round']} of {len(walls)}")
+    else:
         _note(row, f"median of {len(walls)} rounds ({min(walls):.2f}-{max(walls):.2f} s)")
 
 
 def _rounds(n: int, rounds: int) -> int:
     return rounds if n <= ROUNDS_UP_TO else 1
+
+
+def _tag(tag: str, k: int) -> str:
+    """Round k's name for its log, stats and folders (the first round's as before)."""
+    return tag if k == 0 else f"{tag}-round{k + 1}"
 
 
 def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], skip_mkdocs: bool,
@@ -534,19 +544,20 @@ def run_input(name: str, network: Path, n: int, work: Path, rows: list[Row], ski
     ROUNDS_UP_TO), each row the median round."""
     runs: dict[str, list[dict]] = {"full": [], "floor": [], "mkdocs": []}
     for k in range(_rounds(n, rounds)):
-        site = work / f"{name}-site"
+        site = work / f"{_tag(name, k)}-site"
         _log(f"{name}: full build ({n} beliefs), round {k + 1}")
         flags = ("--no-cache", "--profile") if profile and k == 0 else ("--no-cache",)
-        runs["full"].append(build(network, site, work, f"{name}-full", *flags))
+        runs["full"].append(build(network, site, work, _tag(f"{name}-full", k), *flags))
         if not keep:
             aside.remove(site)
         if with_floor:
             _log(f"{name}: floor, round {k + 1}")
-            runs["floor"].append(floor(network, work / f"{name}-floor", work, f"{name}-floor"))
-            aside.remove(work / f"{name}-floor")
+            folder = work / _tag(f"{name}-floor", k)
+            runs["floor"].append(floor(network, folder, work, _tag(f"{name}-floor", k)))
+            aside.remove(folder)
         if with_mkdocs and not skip_mkdocs:
             _log(f"{name}: mkdocs build, round {k + 1}")
-            runs["mkdocs"].append(mkdocs_build(network, work, f"{name}-mkdocs"))
+            runs["mkdocs"].append(mkdocs_build(network, work, _tag(f"{name}-mkdocs", k)))
     found = {run: _row(name, run, n, median_run(ms), indexer=run == "full") for run, ms in runs.items() if ms}
     for row in found.values():
         rounds_note(row)
@@ -610,7 +621,7 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row], 
     colds = []
     for k in range(_rounds(n, rounds)):
         _log(f"{name}: cold build without search, round {k + 1}")
-        colds.append(build(network, work / f"{name}-nosearch-site", work, f"{name}-nosearch", "--no-search",
+        colds.append(build(network, work / f"{name}-nosearch-site", work, _tag(f"{name}-nosearch", k), "--no-search",
                            "--no-cache"))
         if k + 1 < _rounds(n, rounds):
             aside.remove(work / f"{name}-nosearch-site")
@@ -636,7 +647,7 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row], 
     for k in range(_rounds(n, rounds)):
         belief_id = edited_claim(source, source)
         _log(f"{name}: incremental rebuild after editing {belief_id}, round {k + 1}")
-        edits.append(build(source, site, work, f"{name}-rebuild-edit", *cached))
+        edits.append(build(source, site, work, _tag(f"{name}-rebuild-edit", k), *cached))
     edit = _incremental(rows, cold, EDITED, median_run(edits))
     rounds_note(edit)
     # Every run starts with the page cache dropped, this one too: modules, cache and site are

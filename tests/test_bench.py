@@ -63,6 +63,9 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
         assert len(walls) == 2 and row["wall_s"] == max(walls)  # the upper median of two
         assert f"median of 2 rounds ({min(walls):.2f}-{max(walls):.2f} s)" in row["note"]
     assert len(runs[(name, "rebuild base")]["raw"].get("walls", [0])) == 1  # the rest run once
+    for tag in ("full", "floor", "mkdocs", "nosearch", "rebuild-edit"):  # each round keeps its log
+        assert (tmp_path / "work" / f"{name}-{tag}.log").is_file()
+        assert (tmp_path / "work" / f"{name}-{tag}-round2.log").is_file()
     if shared is not None:
         assert len(runs[("eem-expert", "full")]["raw"]["walls"]) == 2
 
@@ -146,8 +149,15 @@ def test_a_row_is_the_median_round_and_a_failed_round_shows():
     row = bench._row("gen-10k", "full", 10000, {**chosen, "killed": False, "wait4_rss_kb": 1, "self_rss_kb": 1})
     bench.rounds_note(row)
     assert row.note == "median of 3 rounds (7.00-9.00 s)"
+    assert chosen["round"] == 3
     runs[2] = {"wall_s": 1.0, "exit_code": 1, "kept": 0}
-    assert bench.median_run(runs)["exit_code"] == 1  # never hidden behind a median
+    failed = bench.median_run(runs)
+    assert failed["exit_code"] == 1 and failed["round"] == 3  # never hidden behind a median
+    row = bench._row("gen-10k", "full", 10000, {**failed, "killed": False, "wait4_rss_kb": 1, "self_rss_kb": 1})
+    bench.rounds_note(row)
+    assert row.note == "round 3 of 3; FAILED (exit 1, see log)"  # whose log: each round keeps its own
+    assert [bench._tag("gen-10k-full", k) for k in range(3)] == \
+        ["gen-10k-full", "gen-10k-full-round2", "gen-10k-full-round3"]
     one = bench.median_run(runs[:1])
     row = bench._row("gen-50k", "full", 50000, {**one, "killed": False, "wait4_rss_kb": 1, "self_rss_kb": 1})
     bench.rounds_note(row)
