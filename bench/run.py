@@ -501,10 +501,7 @@ def _log(message: str) -> None:
 
 
 ROUNDS = 3
-"""Rounds of each timed comparison at sizes up to ROUNDS_UP_TO (full, floor and mkdocs in turn;
-the cold build without search and the claim edit of the rebuilds): a row is the median round,
-its note gives the range. One run of each swung ratios by 5-15% on this shared VM (10k
-full/floor: 2.35 in one benchmark, 2.06 in the next, with no change to the build between)."""
+"""Rounds of each timed comparison at sizes up to ROUNDS_UP_TO (see "Rounds" above)."""
 ROUNDS_UP_TO = 10_000
 
 
@@ -618,12 +615,12 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row], 
         aside.remove(path)
     shutil.copyfile(network, source)
     shutil.copyfile(network, searched)
-    colds = []
-    for k in range(_rounds(n, rounds)):
+    colds, count = [], _rounds(n, rounds)
+    for k in range(count):
         _log(f"{name}: cold build without search, round {k + 1}")
         colds.append(build(network, work / f"{name}-nosearch-site", work, _tag(f"{name}-nosearch", k), "--no-search",
                            "--no-cache"))
-        if k + 1 < _rounds(n, rounds):
+        if k + 1 < count:  # the last one stays: the warm cold build below writes beside it
             aside.remove(work / f"{name}-nosearch-site")
     cold = _row(name, "full, no search", n, median_run(colds))
     rounds_note(cold)
@@ -644,7 +641,7 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row], 
     _note(base, "cold, fills the cache of the rebuilds below")
     rows.append(base)
     edits = []
-    for k in range(_rounds(n, rounds)):
+    for k in range(count):
         belief_id = edited_claim(source, source)
         _log(f"{name}: incremental rebuild after editing {belief_id}, round {k + 1}")
         edits.append(build(source, site, work, _tag(f"{name}-rebuild-edit", k), *cached))
