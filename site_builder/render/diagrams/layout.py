@@ -18,6 +18,7 @@ that bow away from the belief's row, into the outer band, where fewer edges run.
 from __future__ import annotations
 
 from bisect import bisect_right, insort
+from itertools import accumulate
 
 from .geometry import BOX_H, Box, Drawing, Route, box_widths
 from .neighbourhood import Neighbourhood
@@ -136,15 +137,17 @@ def _flat_cost(g: _Layered, i: int, layer: list[int], pos: list[int],
     flats = g.flat[i]
     if not flats:
         return 0
-    spans = [(min(pos[u], pos[v]), max(pos[u], pos[v]), u, v) for u, v, _ in flats]
-    mine = [touching is None or u in touching or v in touching for _, _, u, v in spans]
+    spans = []
+    for u, v, _ in flats:
+        pu, pv = pos[u], pos[v]
+        spans.append((pu, pv, u, v) if pu < pv else (pv, pu, u, v))
+    mine = [True] * len(spans) if touching is None else \
+        [u in touching or v in touching for _, _, u, v in spans]
     band = g.up if g.outward(i) < 0 else g.down
     at = [0] * len(layer)
     for v in layer:
         at[pos[v]] = len(band[v])
-    ends = [0]  # ends[p]: edge ends into the band at positions before p
-    for count in at:
-        ends.append(ends[-1] + count)
+    ends = list(accumulate(at, initial=0))  # ends[p]: edge ends into the band at positions before p
     total = 0
     for k, (lo, hi, u, v) in enumerate(spans):
         if mine[k]:
@@ -170,8 +173,9 @@ def _count(g: _Layered, layers: list[list[int]], pos: list[int]) -> int:
         pairs = [(pos[a], pos[b]) for a in layers[i] for b in down[a]]
         if len(pairs) > 1:
             total += CROSSING * bilayer_crossings(pairs)
-    for i, layer in enumerate(layers):
-        total += _flat_cost(g, i, layer, pos)
+    for i, flats in enumerate(g.flat):
+        if flats:  # most rows have none: no call
+            total += _flat_cost(g, i, layers[i], pos)
     return total
 
 
@@ -190,10 +194,11 @@ def _sweep(layers: list[list[int]], pos: list[int], fixed_nbrs: list[list[int]],
         if len(layer) < 2:
             continue
         keyed = []
+        at = pos.__getitem__
         for v in layer:
             nbrs = fixed_nbrs[v]
             # No neighbours: keep the current place (the usual barycenter rule).
-            key = sum(pos[u] for u in nbrs) / len(nbrs) if nbrs else float(pos[v])
+            key = sum(map(at, nbrs)) / len(nbrs) if nbrs else float(pos[v])
             keyed.append((key, pos[v], v))
         keyed.sort()
         layer[:] = [v for _, _, v in keyed]
@@ -216,6 +221,24 @@ def _pair_cost(a: int, b: int, pos: list[int], sides: tuple[list[list[int]], ...
     return total
 
 
+def _swap_costs(a: int, b: int, pos: list[int], sides: tuple[list[list[int]], ...]) -> tuple[int, int]:
+    """`_pair_cost` of a left of b and of b left of a, in one pass over the segment pairs."""
+    before = after = 0
+    for nbrs in sides:
+        nb_ = nbrs[b]
+        if not nb_:
+            continue
+        for p in nbrs[a]:
+            pp = pos[p]
+            for q in nb_:
+                pq = pos[q]
+                if pp > pq:
+                    before += CROSSING
+                elif pp < pq:
+                    after += CROSSING
+    return before, after
+
+
 def _transpose(g: _Layered, layers: list[list[int]], pos: list[int]) -> None:
     """Swap adjacent vertices while that removes crossings (Gansner et al., "transpose")."""
     both = (g.up, g.down)
@@ -227,8 +250,7 @@ def _transpose(g: _Layered, layers: list[list[int]], pos: list[int]) -> None:
                 ends = {v for e in g.flat[i] for v in e[:2]}
             for k in range(len(layer) - 1):
                 a, b = layer[k], layer[k + 1]
-                before = _pair_cost(a, b, pos, both)
-                after = _pair_cost(b, a, pos, both)
+                before, after = _swap_costs(a, b, pos, both)
                 if flats and (a in ends or b in ends):
                     before += _flat_cost(g, i, layer, pos, (a, b))
                     pos[a], pos[b] = k + 1, k
@@ -320,6 +342,7 @@ def _search(g: _Layered, start: list[list[int]], best: int) -> tuple[list[list[i
         return False
 
     stale = 0
+    after: list = [None, None]  # the order after the last sweep of each direction
     for sweep in range(SWEEPS):
         if sweep % 2 == 0:
             _sweep(layers, pos, g.up, downward)
@@ -330,6 +353,12 @@ def _search(g: _Layered, start: list[list[int]], best: int) -> tuple[list[list[i
         stale = 0 if keep() else stale + 1
         if best == 0 or stale >= 4:
             break
+        # Back at the order the last sweep in this direction left: from here the sweeps
+        # only repeat the last two orders, both costed already, so none would be better.
+        order = [tuple(layer) for layer in layers]
+        if order == after[sweep % 2]:
+            break
+        after[sweep % 2] = order
     for _ in range(SIFT_ROUNDS if size <= SEARCH_LIMIT else 0):
         if best == 0:
             break
