@@ -5,7 +5,7 @@ BENCH_OUT ?= bench-out
 .PHONY: bench bench-quick
 
 # 1k, 5k, 10k, 50k generated beliefs, the shared real networks, a 100k chain and a 50k fan,
-# each against mkdocs build; rebuild timings at 10k. About 10 minutes on 2 CPUs.
+# each against mkdocs build; rebuild timings at 10k. About 12 minutes on 2 CPUs.
 bench:
 	$(PYTHON) bench/run.py --out $(BENCH_OUT)
 
