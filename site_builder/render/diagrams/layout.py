@@ -206,23 +206,9 @@ def _sweep(layers: list[list[int]], pos: list[int], fixed_nbrs: list[list[int]],
             pos[v] = k
 
 
-def _pair_cost(a: int, b: int, pos: list[int], sides: tuple[list[list[int]], ...]) -> int:
-    """Crossings among the segments of a and b (a left of b) towards the rows in `sides`."""
-    total = 0
-    for nbrs in sides:
-        nb_ = nbrs[b]
-        if not nb_:
-            continue
-        for p in nbrs[a]:
-            pp = pos[p]
-            for q in nb_:
-                if pp > pos[q]:
-                    total += CROSSING
-    return total
-
-
-def _swap_costs(a: int, b: int, pos: list[int], sides: tuple[list[list[int]], ...]) -> tuple[int, int]:
-    """`_pair_cost` of a left of b and of b left of a, in one pass over the segment pairs."""
+def _pair_costs(a: int, b: int, pos: list[int], sides: tuple[list[list[int]], ...]) -> tuple[int, int]:
+    """Cost of the crossings among the segments of a and b towards the rows in `sides`, with
+    a left of b and with b left of a (one pass over the pairs of segments serves both)."""
     before = after = 0
     for nbrs in sides:
         nb_ = nbrs[b]
@@ -250,7 +236,7 @@ def _transpose(g: _Layered, layers: list[list[int]], pos: list[int]) -> None:
                 ends = {v for e in g.flat[i] for v in e[:2]}
             for k in range(len(layer) - 1):
                 a, b = layer[k], layer[k + 1]
-                before, after = _swap_costs(a, b, pos, both)
+                before, after = _pair_costs(a, b, pos, both)
                 if flats and (a in ends or b in ends):
                     before += _flat_cost(g, i, layer, pos, (a, b))
                     pos[a], pos[b] = k + 1, k
@@ -277,8 +263,7 @@ def _sift(g: _Layered, layers: list[list[int]], pos: list[int], indexes,
             others = [u for u in layer if u != v]
             here = pos[v]
             # cost(j): v after the first j others = sum of left pairs + sum of right pairs.
-            left = [_pair_cost(u, v, pos, sides) for u in others]
-            right = [_pair_cost(v, u, pos, sides) for u in others]
+            left, right = map(list, zip(*[_pair_costs(u, v, pos, sides) for u in others]))
             cost = sum(right)
             best_j, best = here, None
             for j in range(len(others) + 1):
