@@ -57,7 +57,8 @@ process's own VmHWM (/proc/self/status), read by a small wrapper that runs the C
 in-process. Not ru_maxrss: Linux carries the parent's high-water mark into a child across exec,
 so wait4/getrusage figures of a process spawned from a big parent are at least that parent's
 peak (the first version of this script reported the build's own RSS for Pagefind that way).
-The search indexer (Pagefind, a child of the build) is started through a proxy, a fresh small
+The search indexer (Pagefind, a child of the build) is started through a proxy (named by
+PAGEFIND_BINARY_PATH, so the measured process imports nothing the build would not), a fresh small
 Python process that os.wait4s it: its ru_maxrss is Pagefind's own peak (floor ~10 MB, the
 proxy) and its utime+stime Pagefind's CPU. The build and Pagefind overlap in time, so the peak
 of the whole tree is at most their sum.
@@ -113,7 +114,9 @@ import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
+from typing import Mapping
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -176,35 +179,27 @@ def _hwm_kb():
 """
 
 # Pagefind runs through this proxy (a small fresh Python process), which waits for it with
-# os.wait4: ru_maxrss of that child is Pagefind's own peak (at least the proxy's ~10 MB).
+# os.wait4: ru_maxrss of that child is Pagefind's own peak (at least the proxy's ~10 MB). The
+# build finds it through PAGEFIND_BINARY_PATH (pagefind.service.get_executable honours it), so
+# the measured process imports nothing the build would not: importing pagefind.service to patch
+# it cost every run 60-70 ms with the page cache dropped, builds without search included.
 _PROXY = """\
 import json, os, subprocess, sys
 proc = subprocess.Popen([{real!r}, *sys.argv[1:]])
 _, status, usage = os.wait4(proc.pid, 0)
-with open({stats!r}, "a") as out:
+with open(os.environ["BELIEF_BENCH_INDEXER"], "a") as out:
     out.write(json.dumps({{"rss_kb": usage.ru_maxrss, "cpu_s": usage.ru_utime + usage.ru_stime}}) + "\\n")
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 
-# Runs the CLI in this process, with Pagefind behind the proxy, then records both peaks.
+# Runs the CLI in this process, then records its peak and the indexer's (written by the proxy).
 _BUILD = _HWM + """\
 import json, os, sys
 stats = sys.argv[1]
 sys.argv = ["belief-site", *sys.argv[2:]]
-indexer = stats + ".indexer"
+indexer = os.environ["BELIEF_BENCH_INDEXER"]
 if os.path.exists(indexer):
     os.remove(indexer)
-try:
-    import pagefind.service as service
-    real = service.get_executable()
-    if real is not None:
-        proxy = stats + ".proxy.py"
-        with open(proxy, "w") as f:
-            f.write("#!" + sys.executable + "\\n" + PROXY.format(real=str(real), stats=indexer))
-        os.chmod(proxy, 0o755)
-        service.get_executable = lambda *a, **k: proxy
-except ImportError:
-    pass
 from site_builder.cli import leave, main
 code = main()
 runs = [json.loads(l) for l in open(indexer)] if os.path.exists(indexer) else []
@@ -212,7 +207,7 @@ with open(stats, "w") as out:
     json.dump({"self_rss_kb": _hwm_kb(), "child_rss_kb": max([r["rss_kb"] for r in runs] or [0]),
                "child_cpu_s": sum(r["cpu_s"] for r in runs), "indexer_runs": len(runs)}, out)
 leave(code)  # as the console script ends
-""".replace("PROXY", repr(_PROXY))
+"""
 
 # mkdocs build in this process (as its console script does), then its own peak.
 _MKDOCS = _HWM + """\
@@ -311,10 +306,12 @@ class Row:
         return None if self.wall_s is None or not self.beliefs else self.wall_s * 1000 / self.beliefs
 
 
-def _measure(cmd: list[str], cwd: Path, log: Path, stats: Path | None = None, drop: bool = True) -> dict:
+def _measure(cmd: list[str], cwd: Path, log: Path, stats: Path | None = None, drop: bool = True,
+             extra_env: Mapping[str, str] = {}) -> dict:
     """Run cmd; wall seconds, exit code and wait4 rusage, plus the wrapper's stats when given;
     `drop=False`: with the page cache as the last run left it."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           **extra_env}
     if stats is not None:
         stats.unlink(missing_ok=True)
     # No run pays for writing back the last one's files (a warm run, whose page cache stays as
@@ -369,11 +366,34 @@ def _row(name: str, run: str, n: int, m: dict, indexer: bool = False) -> Row:
     return row
 
 
+@cache
+def _pagefind() -> str | None:
+    """The Pagefind binary the build would run (None: not installed, the build says so)."""
+    try:
+        from pagefind.service import get_executable
+    except ImportError:
+        return None
+    found = get_executable()
+    return None if found is None else str(found)
+
+
+def _indexer_env(stats: Path) -> dict[str, str]:
+    """The environment that makes the build run Pagefind through the proxy, which adds its
+    peak and CPU to `stats`.indexer."""
+    env = {"BELIEF_BENCH_INDEXER": f"{stats}.indexer"}
+    if (real := _pagefind()) is not None:
+        proxy = stats.with_name(stats.name + ".proxy.py")
+        proxy.write_text(f"#!{sys.executable}\n" + _PROXY.format(real=real))
+        proxy.chmod(0o755)
+        env["PAGEFIND_BINARY_PATH"] = str(proxy)
+    return env
+
+
 def build(network: Path, out: Path, work: Path, tag: str, *flags: str, drop: bool = True) -> dict:
     """One `belief-site build` (not -q: its last line counts the pages an incremental build kept)."""
     stats, log = work / f"{tag}.stats.json", work / f"{tag}.log"
     cmd = [sys.executable, "-c", _BUILD, str(stats), "build", str(network), "-o", str(out), *flags]
-    found = _measure(cmd, work, log, stats, drop)
+    found = _measure(cmd, work, log, stats, drop, _indexer_env(stats))
     return {**found, **from_log(log.read_text(encoding="utf-8", errors="replace"), "--profile" in flags)}
 
 
