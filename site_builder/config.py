@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import re
 from dataclasses import dataclass, field, fields, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from .diagnostics import Diagnostic
 
@@ -68,19 +68,22 @@ HOST_OPTIONS = ("nav",)
 SITE_KEYS = ("site_name", "site_url", "repo_url", "edit_uri", "use_directory_urls", "docs_dir")
 
 
-class _TolerantLoader(yaml.SafeLoader):
-    """SafeLoader that reads any unknown tag as a plain value instead of failing."""
+@cache
+def _tolerant_loader() -> type:
+    """SafeLoader that reads any unknown tag as a plain value instead of failing (made on
+    first use: PyYAML is imported only when there is a configuration file to read)."""
+    import yaml
 
+    def any_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            return loader.construct_scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            return loader.construct_sequence(node)
+        return loader.construct_mapping(node)
 
-def _any_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.ScalarNode):
-        return loader.construct_scalar(node)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node)
-    return loader.construct_mapping(node)
-
-
-_TolerantLoader.add_multi_constructor("", _any_tag)
+    loader = type("_TolerantLoader", (yaml.SafeLoader,), {})
+    loader.add_multi_constructor("", any_tag)
+    return loader
 
 
 def _plugin_options(plugins: Any) -> dict[str, Any] | None:
@@ -146,8 +149,10 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
         if path:
             found.append(Diagnostic(str(path), 0, "E802", "configuration file not found"))
         return SiteConfig(), found
+    import yaml
+
     try:
-        data = yaml.load(candidate.read_text(encoding="utf-8"), Loader=_TolerantLoader) or {}
+        data = yaml.load(candidate.read_text(encoding="utf-8"), Loader=_tolerant_loader()) or {}
     except RecursionError:  # thousands of nested brackets
         found.append(Diagnostic(str(candidate), 1, "E802", "cannot read the configuration: nested too deeply"))
         return SiteConfig(config_path=str(candidate)), found

@@ -6,51 +6,50 @@ is exactly what network.json would carry.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
-
-import yaml
 
 from ..load import SURROGATE_ESCAPE, joined_surrogates
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader without implicit timestamps, refusing duplicate keys, tags and aliases."""
+@cache
+def _strict_loader() -> type:
+    """SafeLoader without implicit timestamps, refusing duplicate keys, tags and aliases.
+    Made on first use: PyYAML is imported only when there is YAML to read (a network.json
+    build has none; importing it took 16-20 ms of an incremental build's start)."""
+    import yaml
 
+    def construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False):
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark)
+            seen.add(key)
+        return loader.construct_mapping(node, deep=deep)
 
-_StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(
+                None, None, "aliases are not allowed (JSON-compatible YAML only)",
+                self.peek_event().start_mark)
+        event = self.peek_event()
+        anchor = getattr(event, "anchor", None)
+        tag = getattr(event, "tag", None)
+        if anchor:
+            raise yaml.composer.ComposerError(None, None, "anchors are not allowed", event.start_mark)
+        if tag and tag not in ("!", "tag:yaml.org,2002:str") and not tag.startswith("tag:yaml.org,2002:"):
+            raise yaml.composer.ComposerError(None, None, f"tag {tag} is not allowed", event.start_mark)
+        return yaml.composer.Composer.compose_node(self, parent, index)
 
-
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False):
-    seen: set = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
-
-
-def _compose_node(self, parent, index):
-    if self.check_event(yaml.AliasEvent):
-        raise yaml.composer.ComposerError(
-            None, None, "aliases are not allowed (JSON-compatible YAML only)",
-            self.peek_event().start_mark)
-    event = self.peek_event()
-    anchor = getattr(event, "anchor", None)
-    tag = getattr(event, "tag", None)
-    if anchor:
-        raise yaml.composer.ComposerError(None, None, "anchors are not allowed", event.start_mark)
-    if tag and tag not in ("!", "tag:yaml.org,2002:str") and not tag.startswith("tag:yaml.org,2002:"):
-        raise yaml.composer.ComposerError(None, None, f"tag {tag} is not allowed", event.start_mark)
-    return yaml.composer.Composer.compose_node(self, parent, index)
-
-
-_StrictLoader.compose_node = _compose_node
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    loader = type("_StrictLoader", (yaml.SafeLoader,), {"compose_node": compose_node})
+    loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    return loader
 
 
 class YamlProblem(Exception):
@@ -63,8 +62,10 @@ class YamlProblem(Exception):
 
 def load_yaml(text: str) -> Any:
     """Parse JSON-compatible YAML; raise YamlProblem with a line number."""
+    import yaml
+
     try:
-        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_strict_loader())  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark else 1
@@ -84,24 +85,28 @@ def load_yaml(text: str) -> Any:
                           "UTF-8 file can hold it", text.count("\n", 0, escape.start()) + 1) from None
 
 
-class _Dumper(yaml.SafeDumper):
+@cache
+def _dumper() -> type:
     """Block-style YAML with long lines kept whole and multi-line strings as literals."""
+    import yaml
 
+    def str_presenter(dumper: yaml.SafeDumper, value: str):
+        # The emitter falls back to a quoted style when a literal block cannot hold the value.
+        if "\x85" in value:  # NEL: YAML folds it into a space in plain, single-quoted and block styles
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
+        style = "|" if "\n" in value else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
-def _str_presenter(dumper: yaml.SafeDumper, value: str):
-    # The emitter falls back to a quoted style when a literal block cannot hold the value.
-    if "\x85" in value:  # NEL: YAML folds it into a space in plain, single-quoted and block styles
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _str_presenter)
+    dumper = type("_Dumper", (yaml.SafeDumper,), {})
+    dumper.add_representer(str, str_presenter)
+    return dumper
 
 
 def dump_yaml(data: Any) -> str:
     """Serialize to YAML that `load_yaml` reads back identically."""
-    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+    import yaml
+
+    text = yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True,
                      default_flow_style=False, width=1 << 30)
     # A `|+` block at the end makes PyYAML close the document with `...`, which the
     # document reader would take for the end of the front matter.
