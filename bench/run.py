@@ -307,11 +307,11 @@ class Row:
 
 
 def _measure(cmd: list[str], cwd: Path, log: Path, stats: Path | None = None, drop: bool = True,
-             extra_env: Mapping[str, str] = {}) -> dict:
+             extra_env: Mapping[str, str] | None = None) -> dict:
     """Run cmd; wall seconds, exit code and wait4 rusage, plus the wrapper's stats when given;
     `drop=False`: with the page cache as the last run left it."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-           **extra_env}
+           **(extra_env or {})}
     if stats is not None:
         stats.unlink(missing_ok=True)
     # No run pays for writing back the last one's files (a warm run, whose page cache stays as

@@ -13,7 +13,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-
 from .diagnostics import Diagnostic
 
 CONFIG_FILE = "mkdocs.yml"
