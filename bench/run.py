@@ -367,33 +367,34 @@ def _row(name: str, run: str, n: int, m: dict, indexer: bool = False) -> Row:
 
 
 @cache
-def _pagefind() -> str | None:
-    """The Pagefind binary the build would run (None: not installed, the build says so)."""
+def _proxy(work: Path) -> Path | None:
+    """The proxy that runs Pagefind (written once per benchmark), or None when Pagefind is not
+    installed (the build then says so)."""
     try:
         from pagefind.service import get_executable
     except ImportError:
         return None
-    found = get_executable()
-    return None if found is None else str(found)
+    real = get_executable()
+    if real is None:
+        return None
+    proxy = work / "pagefind-proxy.py"
+    proxy.write_text(f"#!{sys.executable}\n" + _PROXY.format(real=str(real)))
+    proxy.chmod(0o755)
+    return proxy
 
 
-def _indexer_env(stats: Path) -> dict[str, str]:
+def _indexer_env(work: Path, stats: Path) -> dict[str, str]:
     """The environment that makes the build run Pagefind through the proxy, which adds its
     peak and CPU to `stats`.indexer."""
-    env = {"BELIEF_BENCH_INDEXER": f"{stats}.indexer"}
-    if (real := _pagefind()) is not None:
-        proxy = stats.with_name(stats.name + ".proxy.py")
-        proxy.write_text(f"#!{sys.executable}\n" + _PROXY.format(real=real))
-        proxy.chmod(0o755)
-        env["PAGEFIND_BINARY_PATH"] = str(proxy)
-    return env
+    proxy = _proxy(work)
+    return {"BELIEF_BENCH_INDEXER": f"{stats}.indexer", **({"PAGEFIND_BINARY_PATH": str(proxy)} if proxy else {})}
 
 
 def build(network: Path, out: Path, work: Path, tag: str, *flags: str, drop: bool = True) -> dict:
     """One `belief-site build` (not -q: its last line counts the pages an incremental build kept)."""
     stats, log = work / f"{tag}.stats.json", work / f"{tag}.log"
     cmd = [sys.executable, "-c", _BUILD, str(stats), "build", str(network), "-o", str(out), *flags]
-    found = _measure(cmd, work, log, stats, drop, _indexer_env(stats))
+    found = _measure(cmd, work, log, stats, drop, _indexer_env(work, stats))
     return {**found, **from_log(log.read_text(encoding="utf-8", errors="replace"), "--profile" in flags)}
 
 
