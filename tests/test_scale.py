@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from site_builder import cache as cache_module
+from site_builder import documents_cache
 from site_builder import pipeline
 from site_builder.cache import SEARCH_BUNDLE
 from site_builder.config import SiteConfig
@@ -345,6 +346,108 @@ def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, gene
         assert 0 < kept < SIZE  # only the pages that show or compute from a flipped or pinned belief
     if edit in ("justification", "add belief", "remove belief"):
         assert kept == 0  # the structure changed: every page may show it
+
+
+def _text(belief_id: str, value: str):
+    def change(nodes):
+        nodes[belief_id]["text"] = value
+    return change
+
+
+def _edit_sequence(nodes: dict) -> list:
+    """Edits in a row, each on the network the last one left. Two return to an earlier state
+    (a claim put back, a premise restored): no page, row or kept evaluation of another state
+    may be taken for them."""
+    derived, premise = _derived(nodes), _busy_premise(nodes)
+    neighbour = nodes[derived]["justifications"][0]["antecedents"][0]
+    claim, other = nodes[derived]["text"], nodes[neighbour]["text"]
+
+    def claims_and_a_date(n):
+        n[derived]["text"], n[neighbour]["text"] = "Edited: " + claim, other + " More."
+        n[premise]["updated_at"] = "2026-12-05T08:00:00+00:00"
+
+    def structure_and_a_claim(n):
+        _justify(n)
+        n[derived]["text"] = "Edited again: " + claim
+
+    return [claims_and_a_date, _set(premise, "OUT"), _text(derived, claim), _set(premise, "IN"),
+            structure_and_a_claim]
+
+
+def test_edits_in_a_row_on_one_cache_equal_a_cold_build_after_each(cli, generated, tmp_path):
+    """Each build takes the last one's cache: a command-line build, and serve's build process,
+    which also takes what its last build found (pipeline.Memory). Every other edit rewrites
+    the file with another indent, so that every node's line moves."""
+    from site_builder.config import with_overrides
+    from site_builder.pipeline import Memory
+    from site_builder.rebuild import settings
+
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    site, served, cache, served_cache = (tmp_path / name for name in ("site", "served", "cache", "served-cache"))
+    config, memory = with_overrides(settings(str(source), None)[0], search=False), Memory()
+
+    def both() -> tuple[int, int]:
+        built = pipeline.build(config, served, jobs=2, cache=served_cache, memory=memory)
+        assert built.written
+        return _kept(_build(cli, source, site, "--cache-dir", cache)), built.reused
+
+    both()
+    kept = []
+    for step, change in enumerate(_edit_sequence(json.loads(source.read_text("utf-8"))["nodes"])):
+        data = json.loads(source.read_text("utf-8"))
+        change(data["nodes"])
+        source.write_text(json.dumps(data, ensure_ascii=False, indent=2 if step % 2 else 1), encoding="utf-8")
+        kept.append(both())
+        cold = _cold(cli, source, tmp_path / "cold")
+        assert tree_digest(site) == cold and tree_digest(served) == cold, step
+    assert all(a == b for a, b in kept), kept
+    counts = [a for a, _ in kept]
+    assert counts[0] > SIZE // 2 and 0 < counts[1] < SIZE and counts[2] > SIZE // 2 and counts[-1] == 0, counts
+
+
+def _document_edits(folder: Path, nodes: dict) -> list:
+    """Edits of a documents folder in a row (as _edit_sequence): a claim edit that keeps the
+    file's size, a premise's status line, both put back, a document removed and one added."""
+    derived, premise = folder / f"{_derived(nodes)}.md", folder / f"{_busy_premise(nodes)}.md"
+    claim = nodes[_derived(nodes)]["text"]
+    assert claim.endswith(".") and claim in derived.read_text("utf-8")
+
+    def replace(path: Path, old: str, new: str):
+        def change():
+            text = path.read_text("utf-8")
+            assert old in text
+            path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        return change
+
+    def put_back():
+        replace(derived, claim[:-1] + "!", claim)()
+        replace(premise, "**OUT** · premise", "**IN** · premise")()
+
+    def remove_and_add():
+        (folder / f"{_leaf_premise(nodes)}.md").unlink()
+        (folder / "zz-new-belief.md").write_text("# zz-new-belief\n\n**IN** · premise\n\nA new premise.\n",
+                                                  encoding="utf-8")
+
+    return [replace(derived, claim, claim[:-1] + "!"), replace(premise, "**IN** · premise", "**OUT** · premise"),
+            put_back, remove_and_add]
+
+
+def test_document_edits_in_a_row_on_one_cache_equal_a_cold_build_after_each(cli, generated, tmp_path):
+    """The documents folder's cache (documents_cache.py) takes the facts of unchanged files,
+    most of them unread: every file but the edited ones was written more than its racy
+    window before the first build."""
+    folder, site, cache = tmp_path / "beliefs", tmp_path / "site", tmp_path / "cache"
+    code, _, err = cli("import", generated, "-o", folder)
+    assert code == 0, err
+    edits = _document_edits(folder, json.loads(generated.read_text("utf-8"))["nodes"])
+    time.sleep(documents_cache.RACY_NS / 1e9 + 0.2)
+    _build(cli, folder, site, "--cache-dir", cache)
+    for step, change in enumerate(edits):
+        change()
+        report = _build(cli, folder, site, "--cache-dir", cache)
+        assert "not read" in report, report
+        assert tree_digest(site) == _cold(cli, folder, tmp_path / "cold"), step
 
 
 def test_a_flip_that_reaches_most_pages_links_the_kept_ones_into_a_new_folder(cli, generated, tmp_path):
