@@ -131,7 +131,7 @@ class DocumentsCache:
     """The facts kept by the last build in `folder`, and those of this build."""
 
     def __init__(self, folder: Path, stored: dict[str, str], index: dict | None = None,
-                 clock: tuple[int, int] | None = None) -> None:
+                 clock: tuple[int, int] | None = None, known: dict[str, Facts] | None = None) -> None:
         self.folder = folder
         self.clock = clock
         """(device, time) of the cache's file system before this build read any document (RACY_NS)."""
@@ -151,10 +151,15 @@ class DocumentsCache:
         """displayed path -> the file's status before this build read it (`vouch`)."""
         self._vouched: dict[str, Facts] = {}
         """displayed path -> facts, for each document taken by its status, not read."""
+        self._known = known or {}
+        """key -> facts an earlier build in this process kept (`kept`): not decoded again."""
+        self._taken: dict[str, Facts] = {}
+        """key -> facts, for each document of this build whose facts were taken from the cache."""
 
     @classmethod
-    def open(cls, folder: Path) -> "DocumentsCache":
-        """The facts in `folder` (none when missing, damaged or not written there by a build)."""
+    def open(cls, folder: Path, known: dict[str, Facts] | None = None) -> "DocumentsCache":
+        """The facts in `folder` (none when missing, damaged or not written there by a build);
+        `known`: what `kept` gave after an earlier build in this process (serve's)."""
         stored: dict[str, str] = {}
         index = None
         try:
@@ -165,7 +170,7 @@ class DocumentsCache:
                 index = json.loads((folder / INDEX).read_text("ascii"))
         except (OSError, ValueError, RecursionError):  # ValueError: not ASCII, or a line without a tab
             stored, index = {}, None
-        return cls(folder, stored, index, _clock(folder))
+        return cls(folder, stored, index, _clock(folder), known)
 
     def _code_hash(self) -> str:
         if not self._code:
@@ -181,13 +186,16 @@ class DocumentsCache:
         found = self._stored.get(key)
         if found is None:
             return None
-        try:
-            facts = decode(json.loads(found))
-        except (ValueError, TypeError, LookupError, RecursionError):  # damaged: parse it
-            return None
-        if not _sound(facts, path, relative):
-            return None
+        facts = self._known.get(key)  # a key names one text of one file: its facts are these
+        if facts is None:
+            try:
+                facts = decode(json.loads(found))
+            except (ValueError, TypeError, LookupError, RecursionError):  # damaged: parse it
+                return None
+            if not _sound(facts, path, relative):
+                return None
         self._used[key] = found
+        self._taken[key] = facts
         return facts
 
     def vouch(self, shown: str, full: str, relative) -> SourceFile | None:
@@ -252,6 +260,13 @@ class DocumentsCache:
         replace_file(self.folder / DOCUMENTS, lines.encode("ascii"))
         replace_file(self.folder / INDEX, json.dumps(index, ensure_ascii=True).encode("ascii"))
         replace_file(self.folder / STAMP, _stamp(self.folder).encode("ascii"))
+
+    def kept(self, parsed: tuple[Facts, ...]) -> dict[str, Facts]:
+        """key -> facts of this build's documents (`parsed`: all of them), for the next build
+        in this process to take without decoding them (10,000 documents: 0.2 s)."""
+        found = dict(self._taken)
+        found.update((self._missed[f.path], f) for f in parsed if f.path in self._missed)
+        return found
 
     def _settled(self, parsed: tuple[Facts, ...], entries: dict[str, str]) -> dict[str, list]:
         """displayed path -> status + [key], for each document with kept facts, on the cache's

@@ -53,10 +53,14 @@ class Memory:
     """What a process that builds again and again (serve's build process) keeps from one
     build to the next: the last evaluation (taken when nothing it reads changed:
     evaluate.evaluate), the nodes of the last network.json read (parse.network_json.NodesRead),
-    the content hashes of its beliefs (cache.texts) and the manifest it saved (cache.Saved)."""
+    the facts of the last documents read (documents_cache), the content hashes of its beliefs
+    (cache.texts) and the manifest it saved (cache.Saved)."""
 
     evaluation: Evaluation | None = None
     nodes: NodesRead = field(default_factory=NodesRead)
+    facts: dict[str, Facts] = field(default_factory=dict)
+    """key -> the facts of a document the last build's cache held (DocumentsCache.kept): the
+    same objects, so their beliefs' content hashes are taken too."""
     texts: dict[str, tuple[Belief, str]] = field(default_factory=dict)
     """id -> (Belief, its content hash) of the last build with a cache (cache.texts)."""
     manifest: Saved | None = None
@@ -197,9 +201,13 @@ def _build(config: SiteConfig, out: Path, keep_going: bool, strict: bool, diff_b
     source = config.source_path()
     misplaced = _misplaced(out, cache, source)
     with stages.stage("read and evaluate"):
-        documents = DocumentsCache.open(cache) if cache is not None and misplaced is None else None
+        documents = None
+        if cache is not None and misplaced is None:
+            documents = DocumentsCache.open(cache, memory.facts if memory is not None else None)
         checked = check(source, config.panel_max_items, documents.facts if documents else None,
                         documents.vouch if documents else None, memory, cache if misplaced is None else None)
+        if memory is not None and documents is not None:
+            memory.facts = documents.kept(checked.parsed.facts)
         kept = _kept(checked, source, keep_going, strict)
     if kept is None:  # nothing is written; the documents' facts are kept all the same
         unsaved = _save_documents(documents, checked.parsed.facts, cache, waiting)

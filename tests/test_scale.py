@@ -2444,6 +2444,37 @@ def test_content_hashes_are_taken_for_the_very_same_belief_objects(generated, tm
     assert cache_module.texts(ctx, {one.id: (replace(one), "kept")}) != {one.id: "kept"}  # equal is not enough
 
 
+def test_a_process_building_again_takes_the_facts_of_unchanged_documents_it_holds(cli, generated, tmp_path,
+                                                                                 monkeypatch):
+    """serve's build process on a documents folder: the facts of the documents the last build
+    read or parsed are neither decoded from the cache again (0.2 s at 10,000 documents) nor
+    hashed again (they are the same objects); an edited document is parsed; the site is the
+    one a cold build writes."""
+    from site_builder import cache as cache_module
+    from site_builder.config import with_overrides
+    from site_builder.model import Belief
+    from site_builder.pipeline import Memory, build
+    from site_builder.rebuild import settings
+    folder, site, cache = tmp_path / "beliefs", tmp_path / "site", tmp_path / "cache"
+    assert cli("import", generated, "-o", folder)[0] == 0
+    config, memory = with_overrides(settings(str(folder), None)[0], search=False), Memory()
+    assert build(config, site, cache=cache, memory=memory).written  # parses every document
+    decoded, hashed = [], []
+    real_decode, real_compared = documents_cache.decode, cache_module._compared
+    monkeypatch.setattr(documents_cache, "decode", lambda data: decoded.append(data) or real_decode(data))
+    monkeypatch.setattr(cache_module, "_compared", lambda item: hashed.append(item) or real_compared(item))
+    nodes = json.loads(generated.read_text("utf-8"))["nodes"]
+    edited = folder / f"{_derived(nodes)}.md"
+    claim = nodes[_derived(nodes)]["text"]
+    edited.write_text(edited.read_text("utf-8").replace(claim, "Edited: " + claim, 1), encoding="utf-8")
+    built = build(config, site, cache=cache, memory=memory)
+    assert built.written and built.unparsed == SIZE - 1
+    assert decoded == []
+    assert [b.id for b in hashed if isinstance(b, Belief)] == [_derived(nodes)] * 2  # its content, what others show
+    assert tree_digest(site) == _cold(cli, folder, tmp_path / "cold")
+    assert build(config, site, cache=cache, memory=Memory()).written and decoded  # a new process decodes them
+
+
 def test_a_process_building_again_takes_the_manifest_it_saved_while_the_file_is_the_one_it_wrote(
         generated, tmp_path, monkeypatch):
     """serve's build process: the manifest is neither read nor checked again; once another
