@@ -186,8 +186,8 @@ class DocumentsCache:
         found = self._stored.get(key)
         if found is None:
             return None
-        facts = self._known.get(key)  # a key names one text of one file: its facts are these
-        if facts is None:
+        facts = self._known.get(key)  # one text of one file; but `vouch` finds keys by displayed path
+        if facts is None or facts.path != path or facts.relative != relative:
             try:
                 facts = decode(json.loads(found))
             except (ValueError, TypeError, LookupError, RecursionError):  # damaged: parse it

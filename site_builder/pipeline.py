@@ -206,8 +206,8 @@ def _build(config: SiteConfig, out: Path, keep_going: bool, strict: bool, diff_b
             documents = DocumentsCache.open(cache, memory.facts if memory is not None else None)
         checked = check(source, config.panel_max_items, documents.facts if documents else None,
                         documents.vouch if documents else None, memory, cache if misplaced is None else None)
-        if memory is not None and documents is not None:
-            memory.facts = documents.kept(checked.parsed.facts)
+        if memory is not None:
+            memory.facts = documents.kept(checked.parsed.facts) if documents is not None else {}
         kept = _kept(checked, source, keep_going, strict)
     if kept is None:  # nothing is written; the documents' facts are kept all the same
         unsaved = _save_documents(documents, checked.parsed.facts, cache, waiting)

@@ -407,6 +407,23 @@ def test_the_same_displayed_path_under_another_root_is_read(cli, tmp_path, settl
     assert code == 1 and "E203" in err
 
 
+def test_the_same_displayed_path_under_another_root_is_read_in_one_build_process(tmp_path, settled):
+    """serve's build process holds the last build's facts (pipeline.Memory) and rereads its
+    configuration for every build: when its source moves from `docs` to `docs/ns`, the facts
+    the index finds for `a.md` by its displayed path are not the file's, whichever way."""
+    from site_builder.config import SiteConfig
+    from site_builder.pipeline import Memory, build
+    docs = tmp_path / "docs"
+    (docs / "ns").mkdir(parents=True)
+    (docs / "ns" / "a.md").write_text("# ns:a\n\n**IN** · premise\n\nA claim.\n", encoding="utf-8")
+    cache, memory = tmp_path / "cache", Memory()
+    assert build(SiteConfig(source=str(docs), search=False), tmp_path / "one", cache=cache, memory=memory).written
+    moved = build(SiteConfig(source=str(docs / "ns"), search=False), tmp_path / "two", cache=cache, memory=memory)
+    assert not moved.written and "E203" in {d.code for d in moved.diagnostics}
+    back = build(SiteConfig(source=str(docs), search=False), tmp_path / "one", cache=cache, memory=memory)
+    assert back.written and "E203" not in {d.code for d in back.diagnostics}
+
+
 def test_statuses_follow_the_file_systems_clock_and_device(cli, tmp_path, monkeypatch, settled, example):
     """The racy rule reads "now" from the cache folder's file system, and lists only files
     there; where that clock cannot be read (not POSIX, a read-only folder), none."""
