@@ -375,23 +375,31 @@ def _edit_sequence(nodes: dict) -> list:
             structure_and_a_claim]
 
 
+def _by_serve_and_command_line(cli, source: Path, tmp_path: Path, memory) -> tuple[str, "pipeline.Built"]:
+    """One build of `source` by serve's build process (`memory` kept between its builds, into
+    tmp_path/served) and one by the command line (into tmp_path/site), each on its own cache:
+    the command line's report and serve's Built."""
+    from site_builder.config import with_overrides
+    from site_builder.rebuild import settings
+    config = with_overrides(settings(str(source), None)[0], search=False)
+    built = pipeline.build(config, tmp_path / "served", jobs=2, cache=tmp_path / "served-cache", memory=memory)
+    assert built.written
+    return _build(cli, source, tmp_path / "site", "--cache-dir", tmp_path / "cache"), built
+
+
 def test_edits_in_a_row_on_one_cache_equal_a_cold_build_after_each(cli, generated, tmp_path):
     """Each build takes the last one's cache: a command-line build, and serve's build process,
     which also takes what its last build found (pipeline.Memory). Every other edit rewrites
     the file with another indent, so that every node's line moves."""
-    from site_builder.config import with_overrides
     from site_builder.pipeline import Memory
-    from site_builder.rebuild import settings
 
     source = tmp_path / "network.json"
     shutil.copy(generated, source)
-    site, served, cache, served_cache = (tmp_path / name for name in ("site", "served", "cache", "served-cache"))
-    config, memory = with_overrides(settings(str(source), None)[0], search=False), Memory()
+    memory = Memory()
 
     def both() -> tuple[int, int]:
-        built = pipeline.build(config, served, jobs=2, cache=served_cache, memory=memory)
-        assert built.written
-        return _kept(_build(cli, source, site, "--cache-dir", cache)), built.reused
+        report, built = _by_serve_and_command_line(cli, source, tmp_path, memory)
+        return _kept(report), built.reused
 
     both()
     kept = []
@@ -401,7 +409,7 @@ def test_edits_in_a_row_on_one_cache_equal_a_cold_build_after_each(cli, generate
         source.write_text(json.dumps(data, ensure_ascii=False, indent=2 if step % 2 else 1), encoding="utf-8")
         kept.append(both())
         cold = _cold(cli, source, tmp_path / "cold")
-        assert tree_digest(site) == cold and tree_digest(served) == cold, step
+        assert tree_digest(tmp_path / "site") == cold and tree_digest(tmp_path / "served") == cold, step
     assert all(a == b for a, b in kept), kept
     counts = [a for a, _ in kept]
     assert counts[0] > SIZE // 2 and 0 < counts[1] < SIZE and counts[2] > SIZE // 2 and counts[-1] == 0, counts
@@ -439,20 +447,16 @@ def test_document_edits_in_a_row_on_one_cache_equal_a_cold_build_after_each(cli,
     unread: every file but the edited ones was written more than its racy window before the
     first build. Built by the command line and by serve's build process, which also holds the
     last build's facts (pipeline.Memory)."""
-    from site_builder.config import with_overrides
     from site_builder.pipeline import Memory
-    from site_builder.rebuild import settings
 
-    folder, site, served = tmp_path / "beliefs", tmp_path / "site", tmp_path / "served"
+    folder = tmp_path / "beliefs"
     code, _, err = cli("import", generated, "-o", folder)
     assert code == 0, err
     edits = _document_edits(folder, json.loads(generated.read_text("utf-8"))["nodes"])
-    config, memory = with_overrides(settings(str(folder), None)[0], search=False), Memory()
+    memory = Memory()
 
     def both() -> tuple[int, int]:
-        built = pipeline.build(config, served, jobs=2, cache=tmp_path / "served-cache", memory=memory)
-        assert built.written
-        report = _build(cli, folder, site, "--cache-dir", tmp_path / "cache")
+        report, built = _by_serve_and_command_line(cli, folder, tmp_path, memory)
         unread = re.search(r"\((\d+) not read\)", report)
         return int(unread.group(1)) if unread else 0, built.unread
 
@@ -463,7 +467,7 @@ def test_document_edits_in_a_row_on_one_cache_equal_a_cold_build_after_each(cli,
         unread = both()
         assert unread[0] == unread[1] >= SIZE - 3, (step, unread)  # all but the files edited since
         cold = _cold(cli, folder, tmp_path / "cold")
-        assert tree_digest(site) == cold and tree_digest(served) == cold, step
+        assert tree_digest(tmp_path / "site") == cold and tree_digest(tmp_path / "served") == cold, step
 
 
 def test_a_flip_that_reaches_most_pages_links_the_kept_ones_into_a_new_folder(cli, generated, tmp_path):
