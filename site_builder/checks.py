@@ -1,4 +1,5 @@
-"""Checks of what documents state against what evaluation computes (W402, W503, W504)."""
+"""Checks of what documents state against what evaluation computes (W402, W503, W504), and of
+metadata that publishing reads (E507)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Iterable
 
 from .diagnostics import Diagnostic
 from .evaluate import Evaluation
+from .evaluate.visibility import own_tags
 from .model import Belief
 from .parse.document import Facts
 
@@ -26,7 +28,8 @@ def echo_of(belief: Belief) -> str:
 
 
 def check_documents(documents: Iterable[Facts], ev: Evaluation) -> list[Diagnostic]:
-    """Stale derived content (W503), unverified dependents (W402), metadata refs (W504)."""
+    """Stale derived content (W503), unverified dependents (W402), metadata refs (W504),
+    malformed access tags (E507)."""
     found: list[Diagnostic] = []
     beliefs = ev.network.beliefs
     echoes: dict[str, str] = {}  # id -> echo_of: each belief is cited by several documents
@@ -39,6 +42,12 @@ def check_documents(documents: Iterable[Facts], ev: Evaluation) -> list[Diagnost
         found += _listed(doc, belief, ev, echoes)
     for belief in beliefs.values():
         found += _metadata_refs(belief, beliefs)
+        if own_tags(belief) is None:
+            found.append(Diagnostic(
+                belief.path, belief.line, "E507",
+                f"{belief.id!r}: metadata access_tags is {type(belief.metadata['access_tags']).__name__}, "
+                "not a list of strings", "a site built with visible_to leaves this belief, and "
+                "every belief resting on it, out"))
     return found
 
 

@@ -54,6 +54,7 @@ CODES = {
     "W504": "inconsistent metadata cross-references",
     "W505": "retraction residue on an IN belief",
     "W506": "nogood with all its beliefs IN",
+    "E507": "metadata access_tags is not a string or a list of strings",
     "E601": "network.json not parseable",
     "E602": "bad id, truth value or field type in network.json",
     "W603": "meta.node_count mismatch",

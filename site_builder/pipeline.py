@@ -213,7 +213,7 @@ def _build(config: SiteConfig, out: Path, keep_going: bool, strict: bool, diff_b
         unsaved = _save_documents(documents, checked.parsed.facts, cache, waiting)
         return Built(checked, (*checked.diagnostics, *unsaved), 0, False,
                      unparsed=documents.hits if documents else 0, unread=documents.unread if documents else 0)
-    ctx = _context(kept, config, source)
+    ctx = _context(kept, config, source, checked)
     diagnostics = list(checked.diagnostics)
     if config.diagram_engine != "builtin":  # Graphviz lays out every diagram in one batch
         with stages.stage("diagrams (graphviz)"):
@@ -421,8 +421,12 @@ def _done(store: Cache | None, progress: Callable[[int, int], None] | None, tota
     return done
 
 
-def _context(checked: Checked, config: SiteConfig, source: Path) -> RenderContext:
+def _context(checked: Checked, config: SiteConfig, source: Path, whole: Checked | None = None) -> RenderContext:
+    """`whole`: the network as read, when --keep-going left files out of `checked`: a belief
+    resting on a left-out one still carries that one's access tags."""
     visible = visible_ids(checked.evaluation, config.visible_to)
+    if whole is not None and whole is not checked and config.visible_to is not None:
+        visible &= visible_ids(whole.evaluation, config.visible_to)
     documents = {}
     if source.is_dir():
         base = Path(config.config_path).parent if config.config_path else Path(".")

@@ -192,6 +192,30 @@ def test_visible_to_hides_beliefs_everywhere(cli, tmp_path):
     assert blocked["status"] == "OUT"  # statuses are computed on the whole network
 
 
+@pytest.mark.parametrize("tags, problem", [
+    ('{"internal": true}', ""), ("1", ""), ("true", ""), ('["internal", 2]', ""),
+    ('["internal"]', "## Bogus\n")])  # well-formed tags on a document with an error (E301)
+def test_a_belief_resting_on_one_left_out_or_with_malformed_access_tags_is_never_published(
+        cli, tmp_path, tags, problem):
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "public.md").write_text("# public\n\n**IN** · premise\n\nPublic claim.\n", encoding="utf-8")
+    (folder / "secret.md").write_text(f"---\nmetadata:\n  access_tags: {tags}\n---\n# secret\n\n"
+                                      f"**IN** · premise\n\nSecret claim.\n\n{problem}", encoding="utf-8")
+    (folder / "rests.md").write_text(
+        "# rests\n\n**IN** · derived (depth 1)\n\nRests on it.\n\n## Justifications\n\n### SL\n\n"
+        "Antecedents:\n\n- public\n- secret\n", encoding="utf-8")
+    code, _, err = cli("check", folder)
+    assert code == 1 and ("secret.md:5: E507 'secret': metadata access_tags is" in err) == (not problem)
+    out = tmp_path / "site"
+    assert cli("build", folder, "-o", out, "--visible-to", "public", "--no-search")[0] == 1
+    assert cli("build", folder, "-o", out, "--visible-to", "public", "--no-search", "--keep-going")[0] == 0
+    assert (out / "belief" / "public" / "index.html").is_file()
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert b"Secret claim" not in path.read_bytes() and b"Rests on it" not in path.read_bytes(), path
+
+
 NETWORKS = network_files()
 
 

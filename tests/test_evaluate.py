@@ -6,6 +6,7 @@ import sys
 
 from site_builder.evaluate import evaluate
 from site_builder.evaluate.queries import explain, impact, trace
+from site_builder.evaluate.visibility import visible_ids
 from site_builder.model import IN, OUT, Belief, Justification, Network, Nogood
 
 from .conftest import BAD_CODE
@@ -394,3 +395,12 @@ def test_the_build_cache_keeps_an_evaluation_for_its_inputs_limit_and_code(tmp_p
     assert cache.kept_evaluation(tmp_path, base, 100) == evaluate(base)
     monkeypatch.setattr(cache, "code_digest", lambda: "another version")
     assert cache.kept_evaluation(tmp_path, base, 100) is None
+
+
+def test_malformed_access_tags_hide_a_belief_and_what_rests_on_it_from_any_audience():
+    ev = evaluate(net(premise("open"), premise("odd", metadata={"access_tags": {"team": True}}),
+                      premise("tagged", metadata={"access_tags": "team"}),
+                      derived("above", sl("open", "odd")), derived("fine", sl("open", "tagged"))))
+    allowed = ("team", "True", "{'team': True}")  # what a str() of the malformed value could give
+    assert visible_ids(ev, allowed) == {"open", "tagged", "fine"}
+    assert visible_ids(ev, None) == set(ev.network.beliefs)

@@ -13,11 +13,24 @@ from typing import Iterable
 from . import Evaluation
 
 
-def _own_tags(belief) -> frozenset[str]:
+MALFORMED = object()
+"""The tag of a belief whose `access_tags` is neither a string nor a list of strings (E507):
+no `visible_to` can allow it, so such a belief, and what rests on it, is published to no one."""
+
+
+def own_tags(belief) -> frozenset | None:
+    """Its `metadata.access_tags` (a string is one tag), or None when malformed."""
     tags = belief.metadata.get("access_tags", ())
     if isinstance(tags, str):
-        tags = (tags,)
-    return frozenset(str(t) for t in tags) if isinstance(tags, (list, tuple)) else frozenset()
+        return frozenset((tags,))
+    if isinstance(tags, (list, tuple)) and all(isinstance(t, str) for t in tags):
+        return frozenset(tags)
+    return None
+
+
+def _own_tags(belief) -> frozenset:
+    tags = own_tags(belief)
+    return frozenset((MALFORMED,)) if tags is None else tags
 
 
 def closure_tags(ev: Evaluation) -> dict[str, frozenset[str]]:

@@ -156,7 +156,7 @@ def prepare(config: SiteConfig) -> tuple[Checked, RenderContext, tuple[Diagnosti
     source = config.source_path()
     checked = check(source, config.panel_max_items)
     kept = _kept(checked, source, keep_going=True, strict=False)
-    ctx = _context(kept, config, source)
+    ctx = _context(kept, config, source, checked)
     diagrams = render_diagrams(ctx)
     panels = compute_panels(ctx.evaluation, ctx.visible, config.panel_max_items, ctx.is_visible)
     ctx = replace(ctx, diagrams=diagrams.svg, panels=panels)
