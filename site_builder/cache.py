@@ -376,8 +376,8 @@ def texts(ctx: RenderContext, known: Mapping[str, tuple[Belief, str]] | None = N
 def _fingerprint(value: object) -> bytes:
     """Bytes that tell one content from another: marshal's version 0, which writes no
     back-references and no interning flags, so equal values give equal bytes (10,000
-    beliefs in 0.03 s, repr took 0.05), else repr (what marshal cannot write: a date from
-    an explicit `!!timestamp` in front matter, a str subclass)."""
+    beliefs in 0.03 s, repr took 0.05), else repr (what marshal cannot write: a str subclass
+    from a caller of the API, say)."""
     try:
         return b"m" + marshal.dumps(value, 0)
     except ValueError:

@@ -21,8 +21,8 @@ The stamp is the trust boundary: the files are read only when a build wrote them
 as `documents.stamp` (their inodes, modification times and sizes, which no checkout or copy
 reproduces) tells, so a cache folder committed to a repository cannot decide what a build
 shows. Inside it, entries are checked only against damage (a value of the wrong kind is
-parsed again, never a traceback). Facts holding a value JSON cannot carry exactly (bytes
-from a YAML `!!binary`, say) are not kept: that document is parsed on every build. Two
+parsed again, never a traceback). Facts holding a value of a type `encode`
+does not know are not kept: that document is parsed on every build. Two
 sources sharing one cache folder each keep only their own documents, so they take turns
 parsing everything.
 """

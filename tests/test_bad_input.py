@@ -733,6 +733,71 @@ def test_a_number_too_long_for_python_is_an_error_not_a_traceback(tmp_path, run)
     assert "Traceback" not in r.err
 
 
+@pytest.mark.parametrize("value, line", [("NaN", 2), ("-Infinity", 3), ("Infinity", 4)])
+def test_nan_and_infinity_in_network_json_are_errors_with_their_line(tmp_path, run, value, line):
+    """Python's json reads them; JSON has no such number, and an import would write YAML no reader takes."""
+    values = ["1", "2", "3"]
+    values[line - 2] = value
+    write(tmp_path, {"network.json": '{"nodes": {"a": {"text": "NaN: Infinity, x", "truth_value": "IN",\n'
+                                     + "".join(f'  "k{n}": {v},\n' for n, v in enumerate(values)) + '  "z": 0}}}'})
+    r = run("check", "network.json")
+    assert r.code == 1 and r.lines == [f"network.json:{line}: E601 not valid JSON: {value} is not a JSON number"]
+
+
+# Front matter and _project.yaml read JSON's values only (spec §3.3): each of these once gave a
+# traceback (an unhashable key), a value export could not write (bytes, a set, a date), or
+# JSON that is not JSON (NaN) or that loses a key ("1" and 1).
+NOT_JSON_YAML = [
+    ("? [a, b]\n  : 1", 3, "a map key must be a string (JSON-compatible YAML), not list: quote it"),
+    ("1: one\n  '1': two", 3, "a map key must be a string (JSON-compatible YAML), not int: quote it"),
+    ("true: x", 3, "a map key must be a string (JSON-compatible YAML), not bool: quote it"),
+    ("x: !!binary aGk=", 3, "tag tag:yaml.org,2002:binary is not allowed (JSON-compatible YAML only)"),
+    ("x: !!set {a}", 3, "tag tag:yaml.org,2002:set is not allowed (JSON-compatible YAML only)"),
+    ("x: !!timestamp 2020-01-01", 3, "tag tag:yaml.org,2002:timestamp is not allowed (JSON-compatible YAML only)"),
+    ("x: !!int abc", 3, "tag tag:yaml.org,2002:int is not allowed (JSON-compatible YAML only)"),
+    ("x: !!bool maybe", 3, "tag tag:yaml.org,2002:bool is not allowed (JSON-compatible YAML only)"),
+    ("x: !!map [1]", 3, "tag tag:yaml.org,2002:map is not allowed (JSON-compatible YAML only)"),
+    ("x: 1\n  y: .nan", 4, ".nan is not a number JSON can hold: quote it to keep the text"),
+    ("x: -.inf", 3, "-.inf is not a number JSON can hold: quote it to keep the text"),
+]
+
+
+@pytest.mark.parametrize("metadata, line, message", NOT_JSON_YAML)
+def test_front_matter_that_json_cannot_hold_is_an_error_with_its_line(tmp_path, run, metadata, line, message):
+    shutil.copytree(EXAMPLE, tmp_path / "beliefs")
+    doc = tmp_path / "beliefs" / f"{SEED}.md"
+    doc.write_text(f"---\nmetadata:\n  {metadata}\n---\n" + doc.read_text(encoding="utf-8"), encoding="utf-8")
+    for command in (("check", "beliefs"), ("export", "beliefs", "-o", "-"), ("build", "beliefs", "-o", "site")):
+        r = run(*command, writes=True)
+        assert r.code == 1, (command, r.err)
+        expected = f"beliefs/{SEED}.md:{line}: E105 invalid front matter: {message}"
+        assert any(found.endswith(expected) for found in r.lines), (command, r.err)
+    (tmp_path / "beliefs" / "_project.yaml").write_text(f"meta:\n  {metadata}\n", encoding="utf-8")
+    doc.write_text(doc.read_text(encoding="utf-8").split("---\n", 2)[2], encoding="utf-8")
+    r = run("check", "beliefs")
+    assert r.code == 1 and f"beliefs/_project.yaml:{line - 1}: E105 invalid YAML: {message}" in r.lines, r.err
+
+
+def test_plain_front_matter_values_are_numbers_or_booleans_only_where_yaml_1_1_and_1_2_agree(tmp_path, run):
+    """Else they stay the text they read as: no hash, version or stamp becomes another value
+    (YAML 1.1 made `no` false, `012` 10, `1:20` 80; YAML 1.2 makes `1234e56` a float)."""
+    plain = {"no": "no", "yes": "yes", "on": "on", "octal": "012", "clock": "1:20", "grouped": "1_000",
+             "hash": "1234e56", "bare": "1e3", "hex": "0x1F", "binary": "0b11", "stamp": "2020-01-01",
+             "int": 12, "negative": -3, "float": 1.5, "exp": 2000.0, "true": True, "false": False, "null": None,
+             "merge": {"x": 1}}
+    lines = "".join(f"  {k}: {v if not isinstance(v, (bool, type(None), dict)) else ''}\n" for k, v in plain.items()
+                    if k not in ("exp", "true", "false", "null", "merge"))
+    lines += "  exp: 2.0e+3\n  'true': True\n  'false': FALSE\n  'null': ~\n  merge: {<<: {x: 1}}\n"
+    shutil.copytree(EXAMPLE, tmp_path / "beliefs")
+    doc = tmp_path / "beliefs" / f"{SEED}.md"
+    doc.write_text(f"---\nmetadata:\n{lines}---\n" + doc.read_text(encoding="utf-8"), encoding="utf-8")
+    r = run("export", "beliefs", "-o", "-")
+    assert r.code == 0, r.err
+    metadata = json.loads(r.out)["nodes"][SEED]["metadata"]
+    plain["merge"] = {"<<": {"x": 1}}  # no merge keys: a key like any other
+    assert {k: metadata[k] for k in plain} == plain
+
+
 def test_a_nogood_whose_nodes_are_not_a_list_is_dropped_with_a_diagnostic(tmp_path, run):
     write(tmp_path, {"network.json": json.dumps({**NETWORK, "nogoods": [{"id": "n", "nodes": 5}]})})
     r = run("check", "network.json")

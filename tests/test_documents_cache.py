@@ -191,12 +191,13 @@ def test_a_damaged_file_or_stamp_gives_a_full_parse(cli, tmp_path, monkeypatch):
 
 
 def test_unusual_yaml_values_are_kept_exactly(cli, tmp_path, monkeypatch):
-    """Front matter may hold infinities, NaN, integer and null keys: the cached facts give
-    the same site; a document whose facts cannot be encoded is parsed on every build."""
+    """Front matter may hold huge and negative-zero floats, keys that look like numbers or
+    null, an empty key: the cached facts give the same site; a document whose facts cannot be
+    encoded is parsed on every build."""
     source = tmp_path / "beliefs"
     shutil.copytree(EXAMPLE, source)
-    (source / "odd.md").write_text("---\nmetadata:\n  big: .inf\n  nan: .nan\n  1: one\n  ~: null key\n"
-                                   "  2.5: [1, {a: [b]}]\n---\n# odd\n\n**IN** · premise\n\n"
+    (source / "odd.md").write_text("---\nmetadata:\n  big: 1.0e+300\n  zero: -0.0\n  '1': one\n  '~': null key\n"
+                                   "  '': empty\n  '2.5': [1, {a: [b, null, true]}]\n---\n# odd\n\n**IN** · premise\n\n"
                                    "A premise with odd metadata.\n", encoding="utf-8")
     site, cache = tmp_path / "site", tmp_path / "cache"
     real = documents_cache.encode

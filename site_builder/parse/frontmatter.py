@@ -1,33 +1,61 @@
 """YAML front matter and `_project.yaml`: JSON-compatible YAML only (spec §3.3).
 
-Timestamps stay strings, duplicate keys and tags/anchors are errors, so what comes in
-is exactly what network.json would carry.
+What comes in is exactly what network.json would carry: strings, numbers, booleans, null,
+lists and maps with string keys. Duplicate keys, tags (but `!!str`), anchors, aliases and
+numbers JSON cannot hold (`.nan`, `.inf`) are errors. A plain scalar is a number, boolean or
+null only where YAML 1.1 and 1.2 agree that it is (`12`, `-1.5`, `2.0e+3`, `true`, `null`);
+everything else stays the string it reads as (`no`, `012`, `1:20`, `1_000`, `1e3`, a date),
+so no hash, version or stamp is silently turned into another value.
 """
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
 from ..load import SURROGATE_ESCAPE, joined_surrogates
 
+_PLAIN = (  # (tag, what a plain scalar must match to resolve to it, the characters it can start with)
+    ("bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    ("int", r"[-+]?(?:0|[1-9][0-9]*)", "-+0123456789"),
+    ("float", r"[-+]?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?|\.[0-9]+(?:[eE][-+][0-9]+)?"
+              r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)", "-+.0123456789"),  # the last two: refused
+    ("null", r"~|null|Null|NULL|", ("~", "n", "N", "")),  # "": an empty value
+)
+_TAGS = ("!", "tag:yaml.org,2002:str")
+"""The explicit tags allowed: the non-specific one and `!!str` (`!!str 12` is the string)."""
+
 
 @cache
 def _strict_loader() -> type:
-    """SafeLoader without implicit timestamps, refusing duplicate keys, tags and aliases.
-    Made on first use: PyYAML is imported only when there is YAML to read (a network.json
-    build has none; importing it took 16-20 ms of an incremental build's start)."""
+    """SafeLoader with JSON's values only (the module's docstring). Made on first use: PyYAML
+    is imported only when there is YAML to read (a network.json build has none; importing it
+    took 16-20 ms of an incremental build's start)."""
     import yaml
 
+    def refuse(message: str, node) -> None:
+        raise yaml.constructor.ConstructorError(None, None, message, node.start_mark)
+
     def construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False):
+        if not isinstance(node, yaml.MappingNode):  # `!!str`'s only mismatch is caught by PyYAML
+            refuse("expected a map", node)
         seen: set = set()
         for key_node, _ in node.value:
             key = loader.construct_object(key_node, deep=True)
+            if type(key) is not str:
+                refuse(f"a map key must be a string (JSON-compatible YAML), not {type(key).__name__}: "
+                       "quote it", key_node)
             if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark)
+                refuse(f"duplicate key {key!r}", key_node)
             seen.add(key)
         return loader.construct_mapping(node, deep=deep)
+
+    def construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode):
+        value = loader.construct_yaml_float(node)
+        if value != value or value in (float("inf"), float("-inf")):
+            refuse(f"{node.value} is not a number JSON can hold: quote it to keep the text", node)
+        return value
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
@@ -39,16 +67,17 @@ def _strict_loader() -> type:
         tag = getattr(event, "tag", None)
         if anchor:
             raise yaml.composer.ComposerError(None, None, "anchors are not allowed", event.start_mark)
-        if tag and tag not in ("!", "tag:yaml.org,2002:str") and not tag.startswith("tag:yaml.org,2002:"):
-            raise yaml.composer.ComposerError(None, None, f"tag {tag} is not allowed", event.start_mark)
+        if tag and tag not in _TAGS:
+            raise yaml.composer.ComposerError(None, None, f"tag {tag} is not allowed (JSON-compatible "
+                                              "YAML only)", event.start_mark)
         return yaml.composer.Composer.compose_node(self, parent, index)
 
     loader = type("_StrictLoader", (yaml.SafeLoader,), {"compose_node": compose_node})
-    loader.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
+    loader.yaml_implicit_resolvers = {}
+    for name, pattern, firsts in _PLAIN:
+        loader.add_implicit_resolver(f"tag:yaml.org,2002:{name}", re.compile(f"^(?:{pattern})$"), list(firsts))
     loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    loader.add_constructor("tag:yaml.org,2002:float", construct_float)
     return loader
 
 

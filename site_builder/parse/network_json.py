@@ -45,6 +45,18 @@ def _too_deep(source: SourceFile) -> Diagnostic:
                       corrupt_hint(source.text))
 
 
+class _NotJsonNumber(ValueError):
+    """NaN or Infinity: Python's json reads them, JSON has no such number (nor can a page show one)."""
+
+
+def _no_constant(name: str) -> float:
+    raise _NotJsonNumber(name)
+
+
+_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+"""Strings, or such a value outside them: the first is where the decoder stopped (it does not say)."""
+
+
 def _pairs_hook(duplicates: list[str]):
     def hook(pairs):
         found = dict(pairs)
@@ -176,7 +188,12 @@ def parse_network_json(source: SourceFile, last: NodesRead | None = None) -> tup
     path, found = source.path, []
     duplicates: list[str] = []
     try:
-        data = json.loads(source.text, object_pairs_hook=_pairs_hook(duplicates))
+        data = json.loads(source.text, object_pairs_hook=_pairs_hook(duplicates), parse_constant=_no_constant)
+    except _NotJsonNumber as exc:
+        at = next((m.start(1) for m in _CONSTANT.finditer(source.text) if m.group(1)), 0)
+        line = source.text.count("\n", 0, at) + 1
+        return None, [Diagnostic(path, line, "E601", f"not valid JSON: {exc} is not a JSON number",
+                                 "write it as a string, or leave the key out")]
     except json.JSONDecodeError as exc:
         found.append(Diagnostic(path, exc.lineno, "E601",
                                 f"not valid JSON: {exc.msg} (line {exc.lineno} column {exc.colno})",
