@@ -8,6 +8,7 @@ from typing import Iterable
 from .diagnostics import Diagnostic
 from .evaluate import Evaluation
 from .evaluate.visibility import own_tags
+from .load import CONTROL
 from .model import Belief
 from .parse.document import Facts
 
@@ -20,8 +21,11 @@ def kind_of(belief: Belief) -> str:
 
 
 def echo_of(belief: Belief) -> str:
-    """The claim as echoed after an item: one line."""
+    """The claim as echoed after an item: one line, each control character (which no document
+    may hold: E104) as U+FFFD."""
     text = belief.text
+    if CONTROL.search(text):
+        text = CONTROL.sub("\ufffd", text)
     if "\n" not in text:  # most claims: the same as the join below
         return text.strip()
     return " ".join(line.strip() for line in text.split("\n") if line.strip())

@@ -23,8 +23,9 @@ NETWORK_JSON = "network.json"
 BELIEFS_MD = "beliefs.md"
 PROJECT_FILE = "_project.yaml"
 
-# C0 controls except TAB and LF (CR is handled first: CRLF -> LF, a lone CR is E104).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# C0 controls except TAB and LF (CR is handled first: CRLF -> LF, a lone CR is E104): what no
+# document may hold (E104), so what no writer may put in one.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # The same class as bytes (UTF-8 writes these characters as themselves, and no other
 # character uses their bytes), CR aside: each is mapped to _FLAGGED.
 _FLAGGED = b"\x00"
@@ -107,7 +108,7 @@ def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic], bool, 
     # A lone CR is in the class (CRLF is gone); the regex runs only when the bytes hold a
     # control character or the text a CR: 7.5 MB took 16 ms to search, 4 ms to translate.
     flagged = "\r" in text or _FLAGGED in data.translate(_FLAG)
-    match = _CONTROL.search(text) if flagged else None
+    match = CONTROL.search(text) if flagged else None
     if match:
         at, char = match.start(), match.group()
         line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)

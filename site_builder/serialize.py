@@ -16,7 +16,7 @@ from .checks import echo_of, kind_of
 from .evaluate import Evaluation
 from .evaluate.truth import supporting
 from .ids import is_valid_id
-from .load import SourceFile
+from .load import CONTROL, SourceFile
 from .model import DEFAULT_NODE_FIELDS, IN, NODE_FIELDS, OUT, Belief, Justification, Network
 from .parse import grammar as g
 from .parse.document import parse_document
@@ -28,7 +28,13 @@ _DATE_ORDER = ("Created", "Updated", "Reviewed", "Verified", "Retracted")
 
 
 def _one_line(value: str) -> bool:
-    return bool(value) and "\n" not in value and value == value.strip()
+    """Can stand in a body line as it is: one line, no outer space, no control character (E104)."""
+    return bool(value) and "\n" not in value and value == value.strip() and not CONTROL.search(value)
+
+
+def _bare(stamp: str) -> bool:
+    """A stamp the dates line can hold: no space, no control character."""
+    return not any(c.isspace() for c in stamp) and not CONTROL.search(stamp)
 
 
 def _status_line(belief: Belief, ev: Evaluation) -> str:
@@ -45,7 +51,7 @@ def _dates_line(belief: Belief) -> str:
     parts = []
     for word in _DATE_ORDER:
         stamp = getattr(belief, g.DATE_FIELDS[word])
-        if stamp and not any(c.isspace() for c in stamp):
+        if stamp and _bare(stamp):
             parts.append(f"{word} {stamp}")
     return " · ".join(parts)
 
@@ -75,8 +81,8 @@ def _body_justifications(belief: Belief, ev: Evaluation) -> list[str]:
 
 def _justifications_fit_body(justs: tuple[Justification, ...]) -> bool:
     return all(
-        g.JHEADER.fullmatch(j.type) and not j.extra and j.label == j.label.strip()
-        and "\n" not in j.label and all(is_valid_id(r) for r in j.antecedents + j.outlist)
+        g.JHEADER.fullmatch(j.type) and not j.extra and (_one_line(j.label) or not j.label)
+        and all(is_valid_id(r) for r in j.antecedents + j.outlist)
         for j in justs)
 
 
@@ -98,7 +104,7 @@ def _front(belief: Belief, ev: Evaluation, body_text: bool) -> dict[str, Any]:
     for word in _DATE_ORDER:
         key = g.DATE_FIELDS[word]
         stamp = getattr(belief, key)
-        if stamp and any(c.isspace() for c in stamp):
+        if stamp and not _bare(stamp):
             front[key] = stamp
     if belief.json_fields is not None:
         front["json_fields"] = list(belief.json_fields)
@@ -156,6 +162,8 @@ def write_document(belief: Belief, ev: Evaluation) -> str:
     relative = PurePosixPath(belief.id.replace(":", "/") + ".md")
     for body_text in (True, False):
         text = _compose(belief, ev, body_text)
+        if body_text and CONTROL.search(text):  # the claim or summary: front matter escapes it
+            continue
         doc = parse_document(SourceFile(str(relative), relative, text))
         if _same(doc.belief, belief):
             return text

@@ -249,13 +249,13 @@ def test_every_control_character_is_found_whatever_its_place(where):
     """decode searches the text only when a quick pass over the bytes (or a CR) says it holds
     a control character: for every character below U+0080 (and a few above) and at any
     place, the result must be what the full search finds."""
-    from site_builder.load import _CONTROL, decode
+    from site_builder.load import CONTROL, decode
 
     for code in [*range(0x80), 0x85, 0x9F, 0xFEFF]:  # C1 controls are text (no E104)
         char = chr(code)
         data = {"start": f"{char}é text\n", "middle": f"é text {char} more\n",
                 "after CRLF": f"é\r\n{char}\r\n"}[where].encode("utf-8")
         text, found, _, _ = decode(data, "x")
-        stray = _CONTROL.search(data.decode("utf-8").replace("\r\n", "\n"))
+        stray = CONTROL.search(data.decode("utf-8").replace("\r\n", "\n"))
         assert (text is None) == (stray is not None), (code, where)
         assert [d.code for d in found if d.code != "W103"] == (["E104"] if stray else []), (code, where)  # W103: a BOM

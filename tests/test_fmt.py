@@ -92,3 +92,25 @@ def test_fmt_refuses_a_network_json(tmp_path, cli):
     path = tmp_path / "n.json"
     path.write_text('{"nodes": {}}', encoding="utf-8")
     assert cli("fmt", path)[0] == 2
+
+
+def test_a_claim_with_control_characters_is_echoed_without_them(tmp_path, cli):
+    """Front matter may hold an escaped ESC or lone CR; no document may (E104): fmt and import
+    once copied them into every echo of the claim, and the documents citing it dropped out."""
+    folder = tmp_path / "beliefs"
+    folder.mkdir()
+    (folder / "a.md").write_text('---\ntext: "red \\e[31m text \\r over"\n---\n# a\n\n**IN** · premise\n',
+                                 encoding="utf-8")
+    (folder / "b.md").write_text("# b\n\n**IN** · derived (depth 1)\n\nClaim b.\n\n## Justifications\n\n"
+                                 "### SL\n\nAntecedents (all must be IN):\n\n- IN a — old echo\n", encoding="utf-8")
+    assert cli("fmt", folder)[0] == 0
+    assert "- IN a — red \ufffd[31m text \ufffd over\n" in (folder / "b.md").read_text(encoding="utf-8")
+    code, _, err = cli("check", folder)
+    assert code == 0 and "2 beliefs, 0 errors, 0 warnings" in err
+    network = tmp_path / "network.json"
+    assert cli("export", folder, "-o", network)[0] == 0
+    again = tmp_path / "again"
+    assert cli("import", network, "-o", again)[0] == 0
+    assert cli("check", again)[0] == 0
+    assert cli("export", again, "-o", tmp_path / "again.json")[0] == 0
+    assert (tmp_path / "again.json").read_bytes() == network.read_bytes()
