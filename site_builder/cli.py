@@ -76,7 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     p = command("fmt", "refresh derived content in belief documents",
                 "Rewrite the derived content each document already has (status line, item tags\n"
                 "and echoed claims, dependents, counts) from the computed network. Nothing\n"
-                "else changes; a second run changes nothing.")
+                "else changes; a second run changes nothing. While `check` finds errors, fmt\n"
+                "changes nothing and exits 1.")
     source_args(p)
     p.add_argument("--check", action="store_true",
                    help="change nothing; exit 1 and list the files that would change")
@@ -200,6 +201,9 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     checked = check(source)
     errors = [d for d in checked.diagnostics if d.severity == "error"]
     _report([*problems, *errors])
+    if errors:  # a left-out item or file would change what the others compute: nothing is written
+        print("belief-site: nothing changed: fix the errors above first", file=sys.stderr)
+        return FAILED
     changes = formatted(checked)
     for path, _, new in changes:
         print(f"{'would reformat' if args.check else 'reformatted'} {path}")

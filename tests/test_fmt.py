@@ -114,3 +114,20 @@ def test_a_claim_with_control_characters_is_echoed_without_them(tmp_path, cli):
     assert cli("check", again)[0] == 0
     assert cli("export", again, "-o", tmp_path / "again.json")[0] == 0
     assert (tmp_path / "again.json").read_bytes() == network.read_bytes()
+
+
+def test_fmt_changes_nothing_while_the_network_has_errors(tmp_path, cli):
+    """An item it cannot read (E304) empties b's justification, which then always holds: b and
+    c would be rewritten IN from a network that is not the one written down."""
+    folder = tmp_path / "beliefs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# a\n\n**OUT** · premise\n\nClaim a.\n", encoding="utf-8")
+    for name, rests_on in (("b", "-\tOUT a — Claim a."), ("c", "- OUT b — Claim b.")):
+        (folder / f"{name}.md").write_text(
+            f"# {name}\n\n**OUT** · derived (depth 1)\n\nClaim {name}.\n\n## Justifications\n\n### SL\n\n"
+            f"Antecedents (all must be IN):\n\n{rests_on}\n", encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    for flags in ((), ("--check",)):
+        code, out, err = cli("fmt", *flags, folder)
+        assert code == 1 and "E304" in err and "nothing changed: fix the errors above first" in err
+        assert out == "" and {p.name: p.read_bytes() for p in folder.iterdir()} == before
