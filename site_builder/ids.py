@@ -1,7 +1,9 @@
 """Belief ids and the only place they become file paths (spec §3.1).
 
 ID := SEG [":" SEG]; SEG := [a-z0-9]([a-z0-9.-]*[a-z0-9])?; at most 200 characters;
-no Windows device names. A namespaced id `ns:local` lives at `ns/local.md`.
+no Windows device names. A namespaced id `ns:local` lives at `ns/local.md`, and its
+local part is not the name of a file of a belief's own folder (`ns:badge.svg` would be the
+folder `belief/ns/badge.svg/`, where belief `ns` writes its badge).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from pathlib import PurePosixPath
 _SEG = r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?"
 _ID = re.compile(rf"{_SEG}(?::{_SEG})?")
 MAX_LEN = 200
+FOLDER_FILES = frozenset(("index.html", "index.json", "badge.svg", "badge.json"))
+"""The files of a belief's folder (urls.py)."""
 _DEVICES = {"con", "prn", "aux", "nul", "conin$", "conout$"} | {
     f"{p}{n}" for p in ("com", "lpt") for n in "0123456789¹²³"}
 
@@ -31,6 +35,9 @@ def id_problem(belief_id: object) -> str | None:
         # Windows treats `con.md` and `con.txt.md` alike: compare the part before the first dot.
         if seg.split(".")[0] in _DEVICES:
             return f"'{seg}' is a reserved device name on Windows"
+    local = belief_id.rpartition(":")[2]
+    if local != belief_id and local in FOLDER_FILES:
+        return f"'{local}' is the name of a file in every belief's folder: its page would take that file's place"
     return None
 
 

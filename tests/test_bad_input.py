@@ -551,6 +551,7 @@ ESCAPES = [
     ("nul.txt", "'nul.txt' is a reserved device name on Windows"),
     ("notes:com1", "'com1' is a reserved device name on Windows"),
     ("CON", ID_RULE),
+    ("x:badge.svg", "'badge.svg' is the name of a file in every belief's folder: its page would take that file's place"),
 ]
 
 
@@ -585,6 +586,28 @@ def test_id_that_escapes_the_folder_in_network_json(tmp_path, run):
     assert snapshot(tmp_path) == before
     assert not (tmp_path / "out").exists()
     assert not Path(outside + ".md").exists()
+
+
+@pytest.mark.parametrize("local", ["index.html", "index.json", "badge.svg", "badge.json"])
+def test_an_id_whose_page_would_take_a_file_of_another_beliefs_folder_is_refused(tmp_path, run, local):
+    """`a:badge.svg` is the folder belief/a/badge.svg/, where belief `a` writes its badge: check
+    passed and the build failed on a temporary path (a traceback in MkDocs)."""
+    nodes = {"a": {"text": "A.", "truth_value": "IN", "justifications": []},
+             f"a:{local}": {"text": "Clash.", "truth_value": "IN", "justifications": []},
+             "b": {"text": "B.", "truth_value": "IN", "justifications": [], "metadata": {"aliases": [f"b:{local}"]}}}
+    write(tmp_path, {"network.json": json.dumps({"nodes": nodes}, indent=2)})
+    r = run("check", "network.json")
+    why = f"'{local}' is the name of a file in every belief's folder: its page would take that file's place"
+    assert r.code == 1 and sorted(r.codes) == ["E411", "E602"], r.err
+    assert f"network.json:8: E602 node 'a:{local}': invalid id: {why} (node left out)" in r.lines
+    line = (tmp_path / "network.json").read_text().splitlines().index('    "b": {') + 1
+    assert f"network.json:{line}: E411 alias 'b:{local}' of 'b' is not a valid id: {why}" in r.lines
+    write(tmp_path, {"beliefs/a.md": premise("a"), f"beliefs/a/{local}.md": premise(f"a:{local}")})
+    r = run("build", "beliefs", "-o", "site", "--no-search", writes=True)
+    assert r.code == 1 and any(line.endswith(f"a/{local}.md:1: E202 invalid id 'a:{local}': {why}")
+                               for line in r.lines), r.err
+    r = run("build", "beliefs", "-o", "site", "--keep-going", "--no-search", writes=True)
+    assert r.code == 0 and (tmp_path / "site" / "belief" / "a" / local).is_file()
 
 
 # -- references and cycles (spec §1.7) ---------------------------------------------------------------
