@@ -162,8 +162,8 @@ def write_document(belief: Belief, ev: Evaluation) -> str:
     relative = PurePosixPath(belief.id.replace(":", "/") + ".md")
     for body_text in (True, False):
         text = _compose(belief, ev, body_text)
-        if body_text and CONTROL.search(text):  # the claim or summary: front matter escapes it
-            continue
+        if body_text and (CONTROL.search(text) or not belief.text.strip()):
+            continue  # front matter escapes a control character and states an empty claim
         doc = parse_document(SourceFile(str(relative), relative, text))
         if _same(doc.belief, belief):
             return text

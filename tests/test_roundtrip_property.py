@@ -214,3 +214,12 @@ def test_a_claim_is_echoed_on_one_line_its_lines_stripped_and_joined(text):
     shown = CONTROL.sub("\ufffd", text)
     assert echo_of(belief) == " ".join(line.strip() for line in shown.split("\n") if line.strip())
     assert not CONTROL.search(echo_of(belief))
+
+
+def test_an_empty_or_blank_claim_round_trips_through_front_matter():
+    """network.json may hold `"text": ""`; the body cannot (E209 there), so `text: ''` says it."""
+    for text in ("", "  ", "\n\n"):
+        network = Network({"a": Belief("a", text), "b": Belief("b", "Rests on a.", justifications=(
+            Justification("SL", ("a",), ()),))})
+        assert_round_trip(network, "a")
+        assert_round_trip(network, "b")

@@ -337,7 +337,7 @@ def _assemble(r: _Reader) -> Belief | None:
     if not r.status_seen and "declared" not in r.front:
         r.diag(r.title_line, "W206", "missing status line (IN assumed)",
                "add a line such as 'IN premise' after the title")
-    if not fields.get("text"):
+    if not fields.get("text") and "text" not in r.front:  # `text: ""` says it: a network.json's empty claim
         r.diag(r.text_line or r.title_line, "E209", "no claim text",
                "write the claim after the title and status lines")
     if any(d.severity == "error" and d.code in ("E105", "E201", "E202") for d in r.found):
