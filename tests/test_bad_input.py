@@ -530,6 +530,20 @@ def test_duplicate_id_in_network_json(tmp_path, run):
     assert r.lines == ["network.json:3: E204 key 'a' appears twice in one object (last one kept by JSON)"]
 
 
+def test_a_key_twice_inside_a_node_or_a_malformed_nogood_is_reported_at_its_node(tmp_path, run):
+    """Each once came without a line (and the key without its node): in a one-line export, nothing to go by."""
+    write(tmp_path, {"network.json": '{"nodes": {"x": {"text": "x: a", "truth_value": "IN"},\n'
+                     '  "a": {"text": "One.", "text": "Two.", "metadata": {"k": 1, "k": 2}}},\n'
+                     ' "nogoods": [\n  {"id": "x", "nodes": ["a"]},\n  {"id": "ng", "nodes": "a"},\n  7]}\n'})
+    r = run("check", "network.json")
+    assert r.code == 1 and sorted(r.lines) == [
+        "network.json:2: E204 key 'k' appears twice in one object of node 'a' (last one kept by JSON)",
+        "network.json:2: E204 key 'text' appears twice in one object of node 'a' (last one kept by JSON)",
+        "network.json:3: E602 malformed nogood 7 (ignored)",
+        "network.json:4: W506 nogood x: all of its beliefs are IN",  # its own line, not node x's
+        "network.json:5: E602 malformed nogood {'id': 'ng', 'nodes': 'a'} (ignored)"], r.err
+
+
 def test_id_and_file_name_disagree(tmp_path, run, checked):
     write(tmp_path, {"beliefs/x.md": premise("y"), "beliefs/ns/a.md": premise("a")})
     r = run("check", "beliefs")

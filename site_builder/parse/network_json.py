@@ -57,14 +57,29 @@ _CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
 """Strings, or such a value outside them: the first is where the decoder stopped (it does not say)."""
 
 
-def _pairs_hook(duplicates: list[str]):
+def _pairs_hook(duplicates: list[tuple[str, dict]]):
     def hook(pairs):
         found = dict(pairs)
         if len(found) < len(pairs):  # rare: count only then
             seen = Counter(k for k, _ in pairs)
-            duplicates.extend(k for k, n in seen.items() if n > 1)
+            duplicates.extend((k, found) for k, n in seen.items() if n > 1)
         return found
     return hook
+
+
+def _holder(nodes: dict, obj: dict) -> str | None:
+    """The id of the node that is or holds the object `obj` (asked only about a duplicated key)."""
+    for node_id, node in nodes.items():
+        stack = [node]
+        while stack:  # not recursive: values may be nested hundreds deep
+            value = stack.pop()
+            if value is obj:
+                return node_id
+            if isinstance(value, dict):
+                stack.extend(value.values())
+            elif isinstance(value, list):
+                stack.extend(value)
+    return None
 
 
 def _key_lines(text: str) -> dict[str, int]:
@@ -186,7 +201,7 @@ def parse_network_json(source: SourceFile, last: NodesRead | None = None) -> tup
     the nodes of the last parse of this file are taken where they read the same, and this
     parse's nodes are left in it."""
     path, found = source.path, []
-    duplicates: list[str] = []
+    duplicates: list[tuple[str, dict]] = []
     try:
         data = json.loads(source.text, object_pairs_hook=_pairs_hook(duplicates), parse_constant=_no_constant)
     except _NotJsonNumber as exc:
@@ -220,9 +235,11 @@ def parse_network_json(source: SourceFile, last: NodesRead | None = None) -> tup
                                     "no character, and no UTF-8 file can hold it",
                                     "write the character itself, or a complete surrogate pair"))
             return None, found
-    for dup in duplicates:
-        found.append(Diagnostic(path, lines.get(dup, 0), "E204",
-                                f"key {dup!r} appears twice in one object (last one kept by JSON)"))
+    for dup, obj in duplicates:
+        holder = _holder(data["nodes"], obj) if obj is not data["nodes"] else None
+        where = f" of node {holder!r}" if holder is not None else ""
+        found.append(Diagnostic(path, lines.get(holder if holder is not None else dup, 1), "E204",
+                                f"key {dup!r} appears twice in one object{where} (last one kept by JSON)"))
     for key in data:
         if key not in _TOP_KEYS:
             found.append(Diagnostic(path, lines.get(key, 1), "W604",
@@ -332,25 +349,27 @@ def _check_meta(meta: Any, count: int, path: str, lines: _KeyLines, found: list)
                                 f"meta.node_count is {stated!r} but the file has {count} nodes"))
 
 
-def line_of(text: str, needle: str) -> int:
-    """1-based line of the first occurrence of `needle` in `text` (0 when absent)."""
-    at = text.find(needle)
+def line_of(text: str, needle: str, start: int = 0) -> int:
+    """1-based line of the first occurrence of `needle` in `text` from `start` (0 when absent)."""
+    at = text.find(needle, start)
     return text.count("\n", 0, at) + 1 if at >= 0 else 0
 
 
 def _nogoods(data: Any, path: str, found: list, text: str) -> tuple[Nogood, ...]:
+    start = max(text.find('"nogoods"'), 0)
+    key_line = text.count("\n", 0, start) + 1
     if not isinstance(data, list):
-        found.append(Diagnostic(path, 0, "E602", "'nogoods' must be a list (ignored)"))
+        found.append(Diagnostic(path, key_line, "E602", "'nogoods' must be a list (ignored)"))
         return ()
     out = []
     for entry in data:
-        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or \
-                not isinstance(entry.get("nodes", []), list) or \
+        named = isinstance(entry, dict) and isinstance(entry.get("id"), str)
+        line = (line_of(text, json.dumps(entry["id"]), start) if named else 0) or key_line
+        if not named or not isinstance(entry.get("nodes", []), list) or \
                 not all(isinstance(n, str) for n in entry.get("nodes", [])):
-            found.append(Diagnostic(path, 0, "E602", f"malformed nogood {entry!r} (ignored)"))
+            found.append(Diagnostic(path, line, "E602", f"malformed nogood {entry!r} (ignored)"))
             continue
         extra = {k: v for k, v in entry.items() if k not in ("id", "nodes", "discovered", "resolution")}
         out.append(Nogood(entry["id"], tuple(entry.get("nodes", ())), entry.get("discovered", ""),
-                          entry.get("resolution", ""), extra,
-                          line_of(text, json.dumps(entry["id"]))))
+                          entry.get("resolution", ""), extra, line))
     return tuple(out)
