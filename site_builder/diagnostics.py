@@ -20,7 +20,7 @@ CODES = {
     "E104": "NUL, lone CR or other control character",
     "E105": "front matter unterminated, invalid, not a map, or duplicate key",
     "E106": "unknown front matter key",
-    "E107": "front matter conflicts with the body",
+    "E107": "a field given twice with different values (front matter and body, or two places in the body)",
     "E201": "no title line",
     "E202": "id violates the id rules (spec §3.1)",
     "E203": "id does not match the file path",

@@ -835,6 +835,13 @@ def test_plain_front_matter_values_are_numbers_or_booleans_only_where_yaml_1_1_a
     assert {k: metadata[k] for k in plain} == plain
 
 
+@pytest.mark.parametrize("repos", ["[1, 2]", '"x"', "3"])
+def test_repos_that_are_not_an_object_are_an_error_not_dropped_silently(tmp_path, run, repos):
+    write(tmp_path, {"network.json": '{"nodes": {"a": {"text": "A."}},\n "repos": ' + repos + "}"})
+    r = run("check", "network.json")
+    assert r.code == 1 and r.lines == ["network.json:2: E602 'repos' must be an object (ignored)"], r.err
+
+
 def test_a_nogood_whose_nodes_are_not_a_list_is_dropped_with_a_diagnostic(tmp_path, run):
     write(tmp_path, {"network.json": json.dumps({**NETWORK, "nogoods": [{"id": "n", "nodes": 5}]})})
     r = run("check", "network.json")

@@ -351,3 +351,11 @@ def test_cli_import_refuses_on_e702(tmp_path: Path):
     out = tmp_path / "out"
     assert main(["import", str(source), "-o", str(out)]) == 1
     assert not out.exists()
+
+
+def test_a_repo_listed_twice_with_another_path_is_an_error_not_a_silent_overwrite():
+    text = "# Belief Registry\n\n## Repos\n- dup: one\n- dup: one\n- dup: two\n\n## Claims\n\n### a [IN] OBSERVATION\nA.\n"
+    network, found = _read(text)
+    assert [(d.line, d.message) for d in _codes(found, "E702")] == [
+        (6, "repo 'dup' listed again with another path (the last kept)")]
+    assert network.repos == {"dup": "two"}

@@ -197,6 +197,21 @@ def test_front_matter_conflicting_with_the_body_is_e107():
     assert document.belief.text == "Claim."
 
 
+def test_a_field_the_body_gives_twice_with_different_values_is_e107_at_each_later_place():
+    """The status line, the dates line and Details may each give the source and the stamps:
+    the last silently won."""
+    document = doc("# b\n\n**IN** · premise — src-one\n\nCreated 2020-01-01 · Created 2020-01-02\n\nClaim.\n\n"
+                   "## Details\n\n| Source | src-two |\n| Created | 2020-01-02 |\n| Updated | 2021-01-01 |\n"
+                   "| Source | src-two |\n")
+    assert [(d.line, d.code, d.message) for d in document.diagnostics] == [
+        (5, "E107", "Created given twice with different values: '2020-01-01' (line 5) and '2020-01-02' (this one kept)"),
+        (11, "E107", "Source given twice with different values: 'src-one' (line 3) and 'src-two' (this one kept)")]
+    assert (document.belief.source, document.belief.created_at) == ("src-two", "2020-01-02")
+    same = doc("# b\n\n**IN** · premise — src\n\nCreated 2020-01-01\n\nClaim.\n\n"
+               "## Details\n\n| Source | src |\n| Created | 2020-01-01 |\n")
+    assert same.diagnostics == ()
+
+
 def test_front_matter_rejects_unknown_keys_and_duplicates():
     assert "E106" in codes(doc("---\nbogus: 1\n---\n# b\n\nIN premise\n\nClaim.\n"))
     duplicate = doc("---\nsource: a\nsource: b\n---\n# b\n\nIN premise\n\nClaim.\n")

@@ -213,6 +213,8 @@ class _Reader:
 
     def _repo(self, n: int, line: str) -> None:
         name, colon, path = line[2:].partition(":") if line.startswith("- ") else ("", "", "")
+        if colon and name.strip() in self.repos and self.repos[name.strip()] != path.strip():
+            self.diag(n, "E702", f"repo {name.strip()!r} listed again with another path (the last kept)")
         if colon and name.strip():
             self.repos[name.strip()] = path.strip()
         else:

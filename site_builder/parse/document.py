@@ -87,6 +87,7 @@ class _Reader:
         self.i = 0
         self.stated: dict[str, Any] = {}
         self.dep_anchor: int | None = None
+        self.field_lines: dict[str, int] = {}  # field -> the line the body gave it on
 
     # -- helpers -------------------------------------------------------------------------
     def diag(self, index: int, code: str, message: str, hint: str = "") -> None:
@@ -94,6 +95,14 @@ class _Reader:
         self.found.append(Diagnostic(self.src.path, index + 1, code, message, hint))
         if code in ("E105", "E201", "E202"):
             self.excluded = True
+
+    def put(self, index: int, field: str, value: str, name: str) -> None:
+        """A field the body gives on line `index`: given again with another value, E107 (the
+        last kept), so that neither value is dropped unseen."""
+        if field in self.fields and self.fields[field] != value:
+            self.diag(index, "E107", f"{name} given twice with different values: {self.fields[field]!r} "
+                      f"(line {self.field_lines[field] + 1}) and {value!r} (this one kept)")
+        self.fields[field], self.field_lines[field] = value, index
 
     def body(self, index: int) -> str:
         """Line content without trailing spaces (they are not content, §3.2)."""
@@ -181,7 +190,7 @@ class _Reader:
             self.fields["retracted"] = True
         self.fields["declared"] = OUT if tv == "STALE" else tv
         if match.group("source") is not None:
-            self.fields["source"] = match.group("source")
+            self.put(self.i, "source", match.group("source"), "Source")
         depth = match.group("depth")
         self.stated.update(kind=match.group("kind"), depth=int(depth) if depth else None,
                            status_line=self.i + 1)
@@ -195,7 +204,7 @@ class _Reader:
                 stamp = part.group("stamp")
                 if not g.ISO.fullmatch(stamp):
                     self.diag(self.i, "W208", f"timestamp {stamp!r} is not ISO-8601 (kept verbatim)")
-                self.fields[g.DATE_FIELDS[part.group("word")]] = stamp
+                self.put(self.i, g.DATE_FIELDS[part.group("word")], stamp, part.group("word"))
             self.i += 1
 
     def reason(self) -> None:
@@ -253,9 +262,9 @@ class _Reader:
             line = self.body(k)
             row = g.DETAILS_ROW.fullmatch(line)
             if row and row.group("key") == "Source":
-                self.fields["source"] = row.group("value")
+                self.put(k, "source", row.group("value"), "Source")
             elif row:
-                self.fields[g.DATE_FIELDS[row.group("key")]] = row.group("value")
+                self.put(k, g.DATE_FIELDS[row.group("key")], row.group("value"), row.group("key"))
             elif line and not set(line) <= set("|-: "):
                 self.diag(k, "W310", f"unrecognised line in Details: {line!r}")
 

@@ -264,7 +264,11 @@ def parse_network_json(source: SourceFile, last: NodesRead | None = None) -> tup
     meta = data.get("meta")
     _check_meta(meta, len(data["nodes"]), path, lines, found)
     nogoods = _nogoods(data.get("nogoods", []), path, found, source.text)
-    repos = data.get("repos", {}) if isinstance(data.get("repos", {}), dict) else {}
+    repos = data.get("repos", {})
+    if not isinstance(repos, dict):
+        at = max((m.start() for m in re.finditer(r'"repos"\s*:', source.text)), default=0)  # top level: last
+        found.append(Diagnostic(path, source.text.count("\n", 0, at) + 1, "E602", "'repos' must be an object (ignored)"))
+        repos = {}
     return Network(beliefs, nogoods, repos, meta if isinstance(meta, dict) else None,
                    default, extra={k: v for k, v in data.items() if k not in _TOP_KEYS},
                    pins_lost=True, origin=path), found
