@@ -88,7 +88,7 @@ def source_kind(path: Path) -> str:
 
 
 def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic], bool, bool]:
-    """Bytes -> (text or None when excluded, diagnostics, had_bom, had_crlf)."""
+    """Bytes -> (text or None when excluded, diagnostics, had_bom, mostly CRLF line ends)."""
     found: list[Diagnostic] = []
     try:
         text = data.decode("utf-8")
@@ -102,8 +102,11 @@ def decode(data: bytes, path: str) -> tuple[str | None, list[Diagnostic], bool, 
     if bom:
         text = text[1:]
         found.append(Diagnostic(path, 1, "W103", "byte-order mark present (stripped)"))
-    crlf = "\r" in text and "\r\n" in text  # a search for one character is the quick one
-    if crlf:
+    crlf = False
+    if "\r" in text and "\r\n" in text:  # a search for one character is the quick one
+        # Written back (fmt) with CRLF when most of its lines end so: one stray CRLF line
+        # does not turn every other line end into CRLF.
+        crlf = text.count("\r\n") * 2 > text.count("\n")
         text = text.replace("\r\n", "\n")
     # A lone CR is in the class (CRLF is gone); the regex runs only when the bytes hold a
     # control character or the text a CR: 7.5 MB took 16 ms to search, 4 ms to translate.

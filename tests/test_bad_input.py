@@ -373,6 +373,17 @@ def test_crlf_parses_exactly_like_lf(tmp_path, run, checked):
     assert "0 of 5 documents would change" in r.err
 
 
+def test_fmt_keeps_the_line_ends_most_lines_have(tmp_path, run):
+    """One stray CRLF line in an LF file once turned every line end of it into CRLF."""
+    write(tmp_path, {"beliefs/a.md": premise("a", OUT),
+                     "beliefs/b.md": derived("b", OUT, ["OUT a — stale echo"], depth=7).replace(
+                         "Claim b.\n", "Claim b.\r\n")})
+    assert run("fmt", "beliefs", writes=True).code == 0
+    data = (tmp_path / "beliefs/b.md").read_bytes()
+    assert b"\r" not in data and b"- OUT a \xe2\x80\x94 Claim a.\n" in data
+    assert run("fmt", "--check", "beliefs").code == 0
+
+
 def test_fmt_keeps_crlf_line_ends(tmp_path, run):
     _, crlf = _crlf_copy(tmp_path)
     target = crlf / "attention-universality-grounded-in-structural-richness.md"
