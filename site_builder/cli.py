@@ -97,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
                 "show a changed belief and then renames them into DIR, keeping the others (or, when\n"
                 "it keeps under 70% of the pages, hard-links them into the new folder and swaps\n"
                 "that in; files the last build did not write then go, as after a cold build).\n"
-                "Settings come from mkdocs.yml.")
+                "Settings come from mkdocs.yml; while it has errors, nothing is built.")
     source_args(p)
     p.add_argument("-o", "--output", metavar="DIR", default=None, help="output folder (default: site/)")
     p.add_argument("--base-url", metavar="URL", type=utf8_text, help="absolute URL the site is published at (overrides site_url)")
@@ -273,9 +273,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     source = Path(args.source) if args.source else config.source_path()
     if _missing(source, problems):
         return USAGE
+    out = Path(args.output) if args.output else Path("site")
+    if has_errors(problems):  # a site built without them might publish what visible_to hides, say
+        _report(problems)
+        print(f"belief-site: nothing built: fix the configuration first; {out} was left as it was",
+              file=sys.stderr)
+        return FAILED
     if args.source:  # a SOURCE argument is relative to the working folder, not to mkdocs.yml
         config = with_overrides(config, source=str(source.resolve()))
-    out = Path(args.output) if args.output else Path("site")
     progress = Progress(sys.stderr, "rendering beliefs")
     started, stages = time.perf_counter(), Stages(None if args.quiet else progress.phase)
     try:

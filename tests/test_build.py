@@ -216,6 +216,30 @@ def test_a_belief_resting_on_one_left_out_or_with_malformed_access_tags_is_never
             assert b"Secret claim" not in path.read_bytes() and b"Rests on it" not in path.read_bytes(), path
 
 
+@pytest.mark.parametrize("broken, flags", [
+    ("plugins:\n  - beliefs:\n      visible_to: [public]\nbad: [\n", ()),  # unreadable YAML
+    ("plugins:\n  - beliefs:\n      visibl_to: [public]\n", ()),  # a misspelled option
+    ("plugins:\n  - beliefs:\n      visible_to: public\n", ()),  # not a list
+    ("", ("--config", "missing.yml"))])
+def test_a_configuration_with_errors_builds_nothing_and_leaves_the_site(cli, tmp_path, monkeypatch, broken, flags):
+    """Built without the configuration, the site published the belief visible_to hides."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "beliefs"
+    folder.mkdir()
+    (folder / "public.md").write_text("# public\n\n**IN** · premise\n\nPublic claim.\n", encoding="utf-8")
+    (folder / "secret.md").write_text("---\nmetadata:\n  access_tags: [internal]\n---\n# secret\n\n"
+                                      "**IN** · premise\n\nSecret claim.\n", encoding="utf-8")
+    config = "site_name: Mine\nsite_url: https://example.org/kb/\nplugins:\n  - beliefs:\n      visible_to: [public]\n"
+    Path("mkdocs.yml").write_text(config, encoding="utf-8")
+    assert cli("build", "--no-search")[0] == 0
+    before = tree_digest(tmp_path / "site")
+    assert not any(b"Secret claim" in p.read_bytes() for p in (tmp_path / "site").rglob("*") if p.is_file())
+    Path("mkdocs.yml").write_text(f"site_name: Mine\n{broken}", encoding="utf-8")
+    code, _, err = cli("build", "--no-search", *flags)
+    assert code == 1 and " E802 " in err and "nothing built: fix the configuration first; site was left as it was" in err
+    assert tree_digest(tmp_path / "site") == before
+
+
 NETWORKS = network_files()
 
 
