@@ -115,12 +115,23 @@ def printable(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def _check_type(key: str, value: Any) -> str | None:
+_MINIMUM = {"diagram_depth": 0, "diagram_max_nodes": 1, "panel_max_items": 1}
+_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
+"""A folder inside the site: no `..`, no absolute path, nothing a URL would need to escape."""
+
+
+def option_problem(key: str, value: Any) -> str | None:
+    """What is wrong with the value of option `key` (both hosts), or None."""
     expected = _OPTION_TYPES[key]
     checks = {"int": int, "bool": bool, "str": str}
     for name, kind in checks.items():
         if expected == name and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
             return f"must be {'an integer' if kind is int else 'true or false' if kind is bool else 'a string'}"
+    if key in _MINIMUM and value < _MINIMUM[key]:
+        return f"must be {_MINIMUM[key]} or more, not {value}"
+    if key == "prefix" and not _PREFIX.fullmatch(value.strip("/")):
+        return ("must be a folder inside the site, such as 'belief' (letters, digits, '.', '_' and '-', "
+                "'/' between folders)")
     if key == "visible_to" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
         return "must be a list of tags"
     if key in ("templates", "site_url", "repo_url", "edit_uri", "docs_dir") and not isinstance(value, str):
@@ -151,14 +162,16 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
     import yaml
 
     try:
-        data = yaml.load(candidate.read_text(encoding="utf-8"), Loader=_tolerant_loader()) or {}
+        text = candidate.read_text(encoding="utf-8")
+        data = yaml.load(text, Loader=_tolerant_loader()) or {}
     except RecursionError:  # thousands of nested brackets
         found.append(Diagnostic(str(candidate), 1, "E802", "cannot read the configuration: nested too deeply"))
         return SiteConfig(config_path=str(candidate)), found
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
+        problem, context = getattr(exc, "problem", None) or str(exc), getattr(exc, "context", None)
         found.append(Diagnostic(str(candidate), mark.line + 1 if mark else 0, "E802",
-                                f"cannot read the configuration: {exc}"))
+                                f"cannot read the configuration: {f'{context}: ' if context else ''}{problem}"))
         return SiteConfig(config_path=str(candidate)), found
     if not isinstance(data, dict):
         found.append(Diagnostic(str(candidate), 1, "E802", "the configuration must be a map"))
@@ -172,18 +185,29 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
         if key in HOST_OPTIONS:
             continue
         if key not in PLUGIN_OPTIONS:
-            found.append(Diagnostic(str(candidate), 0, "E802", f"unknown beliefs option {key!r}",
+            found.append(Diagnostic(str(candidate), _key_line(text, key), "E802",
+                                    f"unknown beliefs option {key!r}",
                                     "options: " + ", ".join(PLUGIN_OPTIONS)))
         elif value is not None:
             values[key] = value
     for key, value in list(values.items()):
-        problem = _check_type(key, value)
+        problem = option_problem(key, value)
+        if problem is None and key == "templates" and not (candidate.parent / value).is_dir():
+            problem = f"names no folder: {candidate.parent / value} not found"
         if problem:
-            found.append(Diagnostic(str(candidate), 0, "E802", f"option {key!r} {problem}"))
+            found.append(Diagnostic(str(candidate), _key_line(text, key), "E802", f"option {key!r} {problem}"))
             del values[key]
     if "visible_to" in values:
         values["visible_to"] = tuple(values["visible_to"])
+    if "prefix" in values:
+        values["prefix"] = values["prefix"].strip("/")
     return SiteConfig(config_path=str(candidate), **values), found
+
+
+def _key_line(text: str, key: str) -> int:
+    """The 1-based line where `key:` is first set in the YAML text (0 when not found as such)."""
+    found = re.search(rf"^[ \t]*(?:-[ \t]+)?['\"]?{re.escape(key)}['\"]?[ \t]*:", text, re.M)
+    return text.count("\n", 0, found.start()) + 1 if found else 0
 
 
 def with_overrides(config: SiteConfig, **overrides: Any) -> SiteConfig:

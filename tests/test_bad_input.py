@@ -158,7 +158,7 @@ def test_a_surrogate_escape_in_the_configuration_is_an_error_and_nothing_is_buil
                                    f'      source: {EXAMPLE}\n      visible_to: ["a\\ud800"]\n'})
     r = run("build", "-o", "site", "--no-search", writes=True)
     assert r.code == 1 and "Traceback" not in r.err
-    assert ("mkdocs.yml: E802 option 'site_name' holds a UTF-16 surrogate escape (such as \\udcff), "
+    assert ("mkdocs.yml:1: E802 option 'site_name' holds a UTF-16 surrogate escape (such as \\udcff), "
             "which no UTF-8 page can hold") in r.lines
     assert any("option 'visible_to' holds a UTF-16 surrogate escape" in line for line in r.lines)
     assert not (tmp_path / "site").exists()

@@ -219,6 +219,28 @@ def test_e802_missing_config_file(tmp_path, monkeypatch, cli):
     assert "nowhere.yml: E802 configuration file not found" in diagnostic_lines(err)
 
 
+@pytest.mark.parametrize("option, message", [
+    ("diagram_depth: -5", "option 'diagram_depth' must be 0 or more, not -5"),
+    ("diagram_max_nodes: 0", "option 'diagram_max_nodes' must be 1 or more, not 0"),
+    ("panel_max_items: -1", "option 'panel_max_items' must be 1 or more, not -1"),
+    ("prefix: ../../etc", "option 'prefix' must be a folder inside the site, such as 'belief' (letters, digits, "
+                          "'.', '_' and '-', '/' between folders)"),
+    ("templates: my-theme", "option 'templates' names no folder: my-theme not found"),
+    ("colour: red", "unknown beliefs option 'colour'")])
+def test_e802_values_no_build_could_use_are_reported_by_check_at_their_line(tmp_path, monkeypatch, cli,
+                                                                             option, message):
+    """Each was taken (a negative depth, a prefix leaving the site only `build` refused) or
+    quietly ignored (a templates folder that is not there)."""
+    monkeypatch.chdir(tmp_path)
+    Path("beliefs").mkdir()
+    Path("beliefs/a.md").write_text("# a\n\n**IN** · premise\n\nClaim a.\n", encoding="utf-8")
+    Path("mkdocs.yml").write_text(f"site_name: x\nplugins:\n  - beliefs:\n      {option}\n", encoding="utf-8")
+    code, _, err = cli("check")
+    assert code == 1 and diagnostic_lines(err) == [f"mkdocs.yml:4: E802 {message}"], err
+    code, _, err = cli("build")
+    assert code == 1 and not Path("site").exists()
+
+
 def test_e802_unreadable_config(tmp_path, monkeypatch, cli):
     monkeypatch.chdir(tmp_path)
     Path("beliefs").mkdir()

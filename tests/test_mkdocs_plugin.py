@@ -539,7 +539,10 @@ def test_options_prefix_nav_search_and_file_urls(host_env, tmp_path):
         [e for e in entries if e["location"].startswith("kb/b/")])
     bad = run_host(host_env, "mkdocs", write_project(tmp_path / "bad", "mkdocs", EXAMPLE, "      prefix: ../up\n"),
                    "build", "-d", str(tmp_path / "bad" / "site"), check=False)
-    assert bad.returncode != 0 and "prefix" in bad.stderr
+    assert bad.returncode != 0 and "beliefs: option 'prefix' must be a folder inside the site" in bad.stderr
+    bad = run_host(host_env, "mkdocs", write_project(tmp_path / "neg", "mkdocs", EXAMPLE, "      diagram_depth: -1\n"),
+                   "build", "-d", str(tmp_path / "neg" / "site"), check=False)
+    assert bad.returncode != 0 and "beliefs: option 'diagram_depth' must be 0 or more, not -1" in bad.stderr
 
 
 def test_the_repository_site_builds_strict_with_its_own_pages(host_env, tmp_path):

@@ -45,7 +45,7 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 
-from ..config import SURROGATE_PROBLEM, SiteConfig, holds_surrogate
+from ..config import SURROGATE_PROBLEM, SiteConfig, holds_surrogate, option_problem
 from ..diagnostics import Diagnostic
 from ..model import Belief
 from ..pipeline import Checked, _context, _kept, check
@@ -68,7 +68,6 @@ SCRIPT = f"{ASSETS}/site.js"
 NAV_TITLE = "Beliefs"
 #: Written by MkDocs itself (sitemap) or a site-wide policy (robots.txt): never by the plugin.
 HOST_OWNED = frozenset({"sitemap.xml", "robots.txt"})
-_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
 _SECTION = re.compile(r'<section id="([A-Za-z0-9_-]+)"[^>]*>\s*<h2>(.*?)</h2>', re.S)
 _TAG = re.compile(r"<[^>]*>")
 
@@ -121,9 +120,10 @@ def _docs_dir(config: Any) -> str:
 def site_config(options: BeliefsConfig, config: Any) -> SiteConfig:
     """The core's settings from the plugin options and the MkDocs configuration."""
     prefix = options.prefix.strip("/")
-    if not _PREFIX.fullmatch(prefix) or any(part in (".", "..") for part in prefix.split("/")):
-        raise PluginError(f"beliefs: prefix {options.prefix!r} must be a relative URL path "
-                          "(letters, digits, '.', '_', '-' and '/')")
+    for key in ("prefix", "diagram_depth", "diagram_max_nodes", "panel_max_items"):
+        problem = option_problem(key, getattr(options, key))
+        if problem:
+            raise PluginError(f"beliefs: option {key!r} {problem}")
     # edit_uri as written: MkDocs fills in a default relative to docs_dir, while belief
     # documents live outside it; the core has its own default (views.edit_link).
     edit_uri = None

@@ -125,6 +125,13 @@ def render_diagrams(ctx: RenderContext, runner: GraphvizRunner | None = None) ->
         runner = runner or GraphvizRunner.for_engine(engine)
         ids = list(hoods)
         results = runner.layout_many([(hoods[b], box_widths(hoods[b])) for b in ids])
+        reasons = {r for r in results if isinstance(r, str)}
+        if len(ids) > 1 and len(reasons) == 1 and all(isinstance(r, str) for r in results):
+            # The engine cannot run at all (not installed, a wrong path): said once, not per belief.
+            found.append(Diagnostic(ctx.config.config_path or "mkdocs.yml", 0, "W901",
+                                    f"diagram_engine {engine!r}: {reasons.pop()}",
+                                    f"the built-in layout was used for all {len(ids)} diagrams"))
+            results = []
         for b, result in zip(ids, results):
             if isinstance(result, str):
                 belief = ctx.beliefs[b]
