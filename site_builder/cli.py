@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -214,6 +215,10 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     return FAILED if (args.check and changes) else OK
 
 
+REFUSED_SHOWN = 5
+"""Files in the way listed one by one by `import` (a second import of 1,000 beliefs would list 1,001)."""
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     source = Path(args.file)
     if not source.is_file():
@@ -233,7 +238,12 @@ def cmd_import(args: argparse.Namespace) -> int:
         return FAILED
     refused = write_files(files, args.force)
     if refused:
-        _report(refused)
+        shown = refused if len(refused) <= REFUSED_SHOWN else refused[:REFUSED_SHOWN - 1]
+        _report([*(replace(d, hint="") for d in shown[:-1]), shown[-1]])  # the hint once
+        if len(shown) < len(refused):
+            print(f"belief-site: {len(refused)} of the {len(files)} files to write are in the way "
+                  f"({len(refused) - len(shown)} not listed)", file=sys.stderr)
+        print(f"belief-site: nothing written to {out}", file=sys.stderr)
         return FAILED
     print(f"wrote {len(files) - 1} belief documents and _project.yaml to {out}", file=sys.stderr)
     return OK

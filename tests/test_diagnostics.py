@@ -179,6 +179,22 @@ def test_e801_import_refuses_to_overwrite(tmp_path, monkeypatch, cli):
     assert "Claim a." in Path("out/a.md").read_text(encoding="utf-8")
 
 
+def test_e801_a_second_import_of_a_large_network_lists_a_few_files_and_counts_the_rest(tmp_path, monkeypatch, cli):
+    """It printed two lines per file: 1,546 for a 770-belief network."""
+    monkeypatch.chdir(tmp_path)
+    nodes = {f"b{i:03d}": {"text": f"Claim {i}.", "truth_value": "IN", "justifications": []} for i in range(40)}
+    Path("network.json").write_text(json.dumps({"nodes": nodes}), encoding="utf-8")
+    assert cli("import", "network.json", "-o", "out")[0] == 0
+    before = snapshot(Path("out"))
+    code, _, err = cli("import", "network.json", "-o", "out")
+    assert code == 1 and snapshot(Path("out")) == before
+    assert diagnostic_lines(err) == [f"out/{name}: E801 file exists; not overwritten"
+                                     for name in ("_project.yaml", "b000.md", "b001.md", "b002.md")]
+    assert err.count("hint: pass --force to replace existing files") == 1
+    assert "belief-site: 41 of the 41 files to write are in the way (37 not listed)" in err
+    assert "belief-site: nothing written to out" in err and len(err.splitlines()) == 7, err
+
+
 def test_e801_refuses_even_when_only_one_file_exists(tmp_path, monkeypatch, cli):
     monkeypatch.chdir(tmp_path)
     Path("network.json").write_text(json.dumps(NETWORK, indent=2), encoding="utf-8")
