@@ -311,12 +311,15 @@ def cmd_build(args: argparse.Namespace) -> int:
         return FAILED
     if not args.quiet:
         count = len(built.checked.parsed.network.beliefs)
+        count = f"{built.published} of {count}" if built.published is not None else count
         reused = f", {built.reused} unchanged belief pages kept" if built.reused else ""
         reused += f", {built.unparsed} unchanged documents not parsed again" if built.unparsed else ""
         reused += f" ({built.unread} not read)" if built.unread else ""
+        # Directory URLs (`belief/x/`) need a web server; file:// opens only index.html files.
+        opened = f"open {out / 'index.html'}, or " if not config.use_directory_urls else ""
         print(f"built {count} beliefs ({built.files} files{reused}) into {out} in "
-              f"{time.perf_counter() - started:.1f} s; open {out / 'index.html'} or serve the folder "
-              f"(python3 -m http.server -d {out})", file=sys.stderr)
+              f"{time.perf_counter() - started:.1f} s; {opened}read it with `belief-site serve` or any web "
+              f"server (python3 -m http.server -d {out})", file=sys.stderr)
     return FAILED if has_errors(found, args.strict) and not args.keep_going else OK
 
 

@@ -153,6 +153,8 @@ class Built:
     """Documents whose facts the cache held: not parsed again."""
     unread: int = 0
     """Of those, the documents not even read (their files' status unchanged)."""
+    published: int | None = None
+    """Beliefs with a page, when visible_to left some out (None: all of them)."""
 
 
 def _kept(checked: Checked, source: Path, keep_going: bool, strict: bool) -> Checked | None:
@@ -328,7 +330,8 @@ def _produce(kept: Checked, ctx: RenderContext, out: Path, jobs: int, cache: Pat
                 memory.manifest = store.saved if not problems else None
     return Built(kept, (*diagnostics, *problems), len(paths), not problems,
                  len(reused.files) if reused else 0, documents.hits if documents is not None else 0,
-                 documents.unread if documents is not None else 0)
+                 documents.unread if documents is not None else 0,
+                 len(ctx.visible) if len(ctx.visible) < len(kept.parsed.network.beliefs) else None)
 
 
 KEPT_AT_LEAST = 0.7

@@ -88,6 +88,13 @@ def test_the_example_builds_every_page_and_output(cli, tmp_path):
     assert not (site / "sitemap.xml").exists()  # only with site_url
 
 
+def test_the_build_says_how_to_read_a_site_of_directory_urls(cli, tmp_path):
+    """Not "open site/index.html": its links to `belief/x/` need a web server."""
+    code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--no-search")
+    assert code == 0 and "index.html" not in err
+    assert f"s; read it with `belief-site serve` or any web server (python3 -m http.server -d {tmp_path / 'site'})" in err
+
+
 def test_every_internal_link_resolves_and_every_belief_is_reachable(cli, tmp_path):
     site = build_example(cli, tmp_path)
     assert broken_links(site) == []
@@ -99,7 +106,8 @@ def test_links_end_in_index_html_without_directory_urls(cli, tmp_path):
     config = tmp_path / "mkdocs.yml"
     config.write_text(f"site_name: t\nuse_directory_urls: false\nplugins:\n  - beliefs:\n      source: {EXAMPLE}\n")
     out = tmp_path / "site"
-    assert cli("build", "--config", config, "-o", out)[0] == 0
+    code, _, err = cli("build", "--config", config, "-o", out)
+    assert code == 0 and f"s; open {out / 'index.html'}, or read it with `belief-site serve`" in err
     page = (out / "belief" / SEED / "index.html").read_text(encoding="utf-8")
     assert 'href="../attention-is-non-symmetric/index.html"' in page
     assert 'href="../../index.html"' in page
@@ -181,7 +189,8 @@ def test_visible_to_hides_beliefs_everywhere(cli, tmp_path):
         "# blocked\n\n**OUT** · derived (depth 1)\n\nBlocked claim.\n\n## Justifications\n\n### SL\n\n"
         "Antecedents:\n\n- public\n\nUnless:\n\n- secret\n", encoding="utf-8")
     out = tmp_path / "site"
-    assert cli("build", folder, "-o", out, "--visible-to", "public")[0] == 0
+    code, _, err = cli("build", folder, "-o", out, "--visible-to", "public")
+    assert code == 0 and "built 2 of 4 beliefs" in err
     assert (out / "belief" / "public" / "index.html").is_file()
     assert (out / "belief" / "blocked" / "index.html").is_file()
     for path in out.rglob("*"):
