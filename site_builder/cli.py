@@ -158,7 +158,11 @@ def _report(diagnostics, fmt: str = "text") -> None:
 def _summary(diagnostics, count: int) -> str:
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
-    return f"{count} beliefs, {errors} errors, {warnings} warnings"
+    return ", ".join(_counted(n, word) for n, word in ((count, "belief"), (errors, "error"), (warnings, "warning")))
+
+
+def _counted(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _missing(source: Path, problems: list[Diagnostic]) -> bool:
@@ -264,7 +268,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.write(data.decode("utf-8") + "\n")
     else:
         replace_file(Path(args.output), data)
-        print(f"wrote {len(checked.parsed.network.beliefs)} beliefs to {args.output}", file=sys.stderr)
+        print(f"wrote {_counted(len(checked.parsed.network.beliefs), 'belief')} to {args.output}", file=sys.stderr)
     return OK
 
 
@@ -310,14 +314,14 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"belief-site: build failed; {out} was left as it was", file=sys.stderr)
         return FAILED
     if not args.quiet:
-        count = len(built.checked.parsed.network.beliefs)
-        count = f"{built.published} of {count}" if built.published is not None else count
+        total = len(built.checked.parsed.network.beliefs)
+        count = _counted(total, "belief") if built.published is None else f"{built.published} of {total} beliefs"
         reused = f", {built.reused} unchanged belief pages kept" if built.reused else ""
         reused += f", {built.unparsed} unchanged documents not parsed again" if built.unparsed else ""
         reused += f" ({built.unread} not read)" if built.unread else ""
         # Directory URLs (`belief/x/`) need a web server; file:// opens only index.html files.
         opened = f"open {out / 'index.html'}, or " if not config.use_directory_urls else ""
-        print(f"built {count} beliefs ({built.files} files{reused}) into {out} in "
+        print(f"built {count} ({built.files} files{reused}) into {out} in "
               f"{time.perf_counter() - started:.1f} s; {opened}read it with `belief-site serve` or any web "
               f"server (python3 -m http.server -d {out})", file=sys.stderr)
     return FAILED if has_errors(found, args.strict) and not args.keep_going else OK

@@ -105,7 +105,7 @@ def test_non_utf8_bytes_excluded_with_byte_offset(tmp_path, run, checked):
     assert ("beliefs/b.md:13: W401 antecedent 'a' of justification 1 is not in the network: "
             "treated as OUT") in r.lines
     assert sorted(r.codes) == ["E101", "W401"]
-    assert "2 beliefs, 1 errors, 1 warnings" in r.err
+    assert "2 beliefs, 1 error, 1 warning" in r.err
     result = checked("beliefs")
     assert sorted(result.parsed.network.beliefs) == ["b", "c"]
     assert result.evaluation.status == {"b": OUT, "c": IN}
@@ -602,7 +602,7 @@ def test_id_that_escapes_the_folder_in_network_json(tmp_path, run):
             in r.lines)
     assert ("in/network.json:13: E602 node 'con': invalid id: 'con' is a reserved device name on "
             "Windows (node left out)") in r.lines
-    assert "1 beliefs, 4 errors, 0 warnings" in r.err
+    assert "1 belief, 4 errors, 0 warnings" in r.err
     # import refuses: nothing is written, inside or outside the output folder.
     before = snapshot(tmp_path)
     r = run("import", "in/network.json", "-o", "out/beliefs")
@@ -917,7 +917,7 @@ def test_check_without_argument_uses_the_mkdocs_source(tmp_path, run, plugins):
     r = run("check")
     assert r.code == 0
     assert r.lines == ["other/a.md:1: W206 missing status line (IN assumed)"]
-    assert "1 beliefs, 0 errors, 1 warnings" in r.err
+    assert "1 belief, 0 errors, 1 warning" in r.err
 
 
 def test_mkdocs_source_may_be_a_network_json(tmp_path, run):

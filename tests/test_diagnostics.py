@@ -120,7 +120,9 @@ def test_check_reports_expected_lines(code, tmp_path, monkeypatch, cli):
     errors = sum(c.startswith("E") for c in (DIAGNOSTIC.fullmatch(line)["code"] for line in printed))
     warnings = len(printed) - errors
     assert exit_code == (1 if errors else 0)
-    assert re.search(rf"^\d+ beliefs, {errors} errors, {warnings} warnings$", err, re.M)
+    plural = {n: "" if n == 1 else "s" for n in (errors, warnings)}
+    assert re.search(rf"^\d+ beliefs?, {errors} error{plural[errors]}, {warnings} warning{plural[warnings]}$",
+                     err, re.M)
 
 
 @pytest.mark.parametrize("code", CASES)
@@ -222,7 +224,7 @@ def test_e802_bad_mkdocs_option(tmp_path, monkeypatch, cli):
                for p in printed), printed
     assert any(re.fullmatch(r"mkdocs\.yml(:\d+)?: E802 unknown beliefs option 'colour'", p)
                for p in printed), printed
-    assert "1 beliefs, 2 errors, 0 warnings" in err
+    assert "1 belief, 2 errors, 0 warnings" in err
     assert "Traceback" not in err
 
 
