@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from dataclasses import replace
@@ -345,16 +346,41 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
+    restore = _unwind_on_sigterm() if args.command != "serve" else None  # serve stops its own way
     try:
         return COMMANDS[args.command](args)
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:  # what was half written is gone (the old site stays)
+        print(f"belief-site: stopped ({'SIGTERM' if isinstance(exc, Terminated) else 'Ctrl+C'})", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
     except BrokenPipeError:
         return OK
     except OSError as exc:  # an output that cannot be written (a read-only or missing folder, a full disk)
         where = f": {exc.filename}" if exc.filename else ""
         print(f"belief-site: {exc.strerror or exc}{where}", file=sys.stderr)
         return FAILED
+    finally:
+        if restore is not None:
+            restore()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a cancelled CI job, `kill`): unwound as Ctrl+C is, so that a build's temporary
+    folder goes instead of staying beside the site."""
+
+
+def _terminated(signum: int, frame: object) -> NoReturn:
+    raise Terminated()
+
+
+def _unwind_on_sigterm():
+    """Raise Terminated on SIGTERM; returns what puts the handler it replaced back (None where
+    none can be set: not the main thread, or no SIGTERM)."""
+    try:
+        previous = signal.getsignal(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, _terminated)
+    except (ValueError, AttributeError):
+        return None
+    return lambda: signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def leave(code: int) -> NoReturn:

@@ -2593,3 +2593,44 @@ def test_a_link_put_in_the_old_site_is_not_followed_into_the_new_one(tmp_path):
     (old / "style.css").symlink_to(secret)
     write._link(str(old / "style.css"), str(new / "style.css"))
     assert (new / "style.css").is_symlink() and os.stat(new / "style.css", follow_symlinks=False).st_ino != secret.stat().st_ino
+
+
+def _marked_processes(mark: str) -> list[int]:
+    """Processes whose environment holds `mark` (a build and the workers it forked)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and mark.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # gone, or not ours to read
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+def test_sigterm_stops_a_build_like_ctrl_c_leaving_the_site_and_no_temporary_folder(tmp_path):
+    """A cancelled CI job sends SIGTERM: the build exited 143 silently and left its
+    `.site.new-*` folder beside the site."""
+    network = tmp_path / "network.json"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "generate.py"), "3000", "-o", str(network)],
+                   check=True, capture_output=True)
+    site = tmp_path / "site"
+    command = [sys.executable, "-m", "site_builder.cli", "build", str(network), "-o", str(site), "--no-search",
+               "--no-cache", "-q"]
+    subprocess.run(command, check=True, capture_output=True)
+    before = tree_digest(site)
+    mark = f"belief-site-test-{os.getpid()}-{time.monotonic_ns()}"
+    build = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env={**os.environ, "TEST_MARK": mark})
+    deadline = time.monotonic() + 60
+    while not any(p.name.startswith(".site.new-") and any(p.glob("belief/*/index.html"))
+                  for p in tmp_path.iterdir()):
+        assert build.poll() is None and time.monotonic() < deadline, "the build ended before it was stopped"
+        time.sleep(0.005)
+    build.send_signal(signal.SIGTERM)
+    _, err = build.communicate(timeout=60)
+    assert build.returncode == 143 and err.strip() == "belief-site: stopped (SIGTERM)", err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["network.json", "site"]
+    assert tree_digest(site) == before
+    while _marked_processes(mark) and time.monotonic() < deadline:  # workers end within parallel.PARENT_POLL
+        time.sleep(0.05)
+    assert _marked_processes(mark) == []
