@@ -61,6 +61,7 @@ CODES = {
     "W604": "unknown key (kept verbatim)",
     "W605": "nogood names a missing belief",
     "W606": "stray file in the beliefs folder",
+    "W607": "the source holds no beliefs",
     "W701": "beliefs.md is a lossy format: this information was not recorded",
     "E702": "beliefs.md line not understood",
     "E801": "output file exists (use --force)",

@@ -85,6 +85,9 @@ def check(source: str | Path, limit: int = DEFAULT_LIMIT,
             memory.evaluation = evaluation
     found_problems = (*parsed.diagnostics, *evaluation.diagnostics,
                       *check_documents(parsed.facts, evaluation), *alias_problems(parsed.network))
+    if not parsed.network.beliefs and not any(d.severity == "error" for d in found_problems):
+        found_problems += (Diagnostic(str(source), 0, "W607", "holds no beliefs",
+                                      "a site built from it has no belief pages: is this the source meant?"),)
     # evaluate hands back the previous one's very results when nothing it reads changed
     taken = found is not None or previous is not None and evaluation.status is previous.status
     return Checked(parsed, evaluation, tuple(sorted(set(found_problems), key=Diagnostic.sort_key)),

@@ -249,6 +249,18 @@ def test_a_configuration_with_errors_builds_nothing_and_leaves_the_site(cli, tmp
     assert tree_digest(tmp_path / "site") == before
 
 
+def test_an_empty_source_is_a_warning_and_with_strict_leaves_the_site(cli, tmp_path):
+    """A mistyped, empty folder silently replaced a good site with an empty one."""
+    site = build_example(cli, tmp_path, "--no-search")
+    before = tree_digest(site)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = cli("build", empty, "-o", site, "--no-search", "--strict")
+    assert code == 1 and f"{empty}: W607 holds no beliefs" in err and tree_digest(site) == before
+    code, _, err = cli("build", empty, "-o", site, "--no-search")
+    assert code == 0 and f"{empty}: W607 holds no beliefs" in err and "built 0 beliefs" in err
+
+
 NETWORKS = network_files()
 
 
