@@ -52,10 +52,13 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"belief-site {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands: dict[str, argparse.ArgumentParser] = {}
+    parser.set_defaults(commands=commands)  # main: an unknown option is the command's usage error
 
     def command(name: str, help_text: str, description: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help_text, description=description,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+        commands[name] = sub.add_parser(name, help=help_text, description=description,
+                                        formatter_class=argparse.RawDescriptionHelpFormatter)
+        return commands[name]
 
     def source_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("source", nargs="?", metavar="SOURCE",
@@ -275,7 +278,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def positive_integer(text: str) -> int:
     """argparse type: an integer of at least 1."""
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
     return value
@@ -295,7 +301,10 @@ def cmd_build(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return FAILED
     if args.source:  # a SOURCE argument is relative to the working folder, not to mkdocs.yml
-        config = with_overrides(config, source=str(source.resolve()))
+        base = Path(config.config_path).parent if config.config_path else Path(".")
+        # As given where that is the same (diagnostics then name files as `check` does).
+        same = source.is_absolute() or os.path.abspath(base) == os.path.abspath(".")
+        config = with_overrides(config, source=str(source if same else source.resolve()))
     progress = Progress(sys.stderr, "rendering beliefs")
     started, stages = time.perf_counter(), Stages(None if args.quiet else progress.phase)
     try:
@@ -345,7 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a path that is not UTF-8 is printed, never a traceback
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    args = _parser().parse_args(argv)
+    args, unknown = _parser().parse_known_args(argv)
+    if unknown:  # argparse would blame the top-level parser and print its usage
+        args.commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     restore = _unwind_on_sigterm() if args.command != "serve" else None  # serve stops its own way
     try:
         return COMMANDS[args.command](args)

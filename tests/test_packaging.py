@@ -245,3 +245,19 @@ def test_the_console_script_runs_with_its_output_closed_and_under_a_profiler(tmp
     profiled = _cli(["-m", "cProfile", "-o", "build.prof", "-m", "site_builder.cli", "check", "network.json"], tmp_path)
     assert profiled.returncode == 0, profiled.stderr
     assert (tmp_path / "build.prof").stat().st_size > 0
+
+
+def test_python_m_site_builder_is_the_command(tmp_path):
+    done = _cli(["-m", "site_builder", "check", str(EXAMPLE)], tmp_path)
+    assert done.returncode == 0 and "5 beliefs, 0 errors, 0 warnings" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("args, usage, error", [
+    (["build", "--bogus"], "usage: belief-site build ", "belief-site build: error: unrecognized arguments: --bogus"),
+    (["build", "-j", "abc"], "usage: belief-site build ", "argument --jobs/-j: must be a whole number, not 'abc'"),
+    (["check", "x", "y"], "usage: belief-site check ", "belief-site check: error: unrecognized arguments: y")])
+def test_a_usage_error_shows_the_commands_own_usage(cli, args, usage, error):
+    """Not the top-level one (argparse's default for an option the subcommand does not know),
+    nor argparse's internal name of a type ("invalid positive_integer value")."""
+    code, _, err = cli(*args)
+    assert code == 2 and err.startswith(usage) and error in err, err
