@@ -261,6 +261,17 @@ def test_an_empty_source_is_a_warning_and_with_strict_leaves_the_site(cli, tmp_p
     assert code == 0 and f"{empty}: W607 holds no beliefs" in err and "built 0 beliefs" in err
 
 
+def test_build_names_files_as_check_does(cli, tmp_path, monkeypatch):
+    """A relative SOURCE was made absolute, so build's diagnostics differed from check's."""
+    monkeypatch.chdir(tmp_path)
+    Path("beliefs").mkdir()
+    Path("beliefs/a.md").write_text("# a\n\n**IN** · premise\n\nClaim.\n\n## Bogus\n", encoding="utf-8")
+    expected = "beliefs/a.md:7: E301 unknown section heading '## Bogus'"
+    for command in ("check", "build"):
+        code, _, err = cli(command, "beliefs", "--no-search" if command == "build" else "--strict")
+        assert code == 1 and expected in err.splitlines(), (command, err)
+
+
 NETWORKS = network_files()
 
 
