@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
                                         formatter_class=argparse.RawDescriptionHelpFormatter)
         return commands[name]
 
+    def quiet(p: argparse.ArgumentParser, what: str = "print only problems") -> None:
+        p.add_argument("--quiet", "-q", action="store_true", help=what)
+
     def source_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("source", nargs="?", metavar="SOURCE",
                        help="documents folder or network.json (default: from mkdocs.yml, else beliefs/)")
@@ -73,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
     p.add_argument("--format", choices=("text", "json", "github"), default="text",
                    help="text (default), json, or github workflow annotations")
-    p.add_argument("--quiet", "-q", action="store_true", help="print only the diagnostics")
+    quiet(p, "print only the diagnostics")
     p.add_argument("--base", metavar="REV", help="also fail (E410) when a belief id of REV (a git "
                    "revision, git:REV[:PATH], a folder or a network.json) is gone and no belief "
                    "lists it in `aliases`: published links must not break")
@@ -86,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     source_args(p)
     p.add_argument("--check", action="store_true",
                    help="change nothing; exit 1 and list the files that would change")
+    quiet(p, "print only problems and the files changed")
 
     p = command("import", "turn a network.json or beliefs.md into belief documents",
                 "Write one document per belief (plus _project.yaml) into DIR. Existing files are\n"
@@ -93,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="network.json or beliefs.md")
     p.add_argument("-o", "--output", metavar="DIR", required=True, help="documents folder to write")
     p.add_argument("--force", action="store_true", help="replace existing files")
+    quiet(p)
 
     p = command("build", "build the static site",
                 "Check the network, then render every page, diagram, badge and export into DIR\n"
@@ -125,7 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     cached.add_argument("--no-cache", action="store_true", help="a cold build: render everything, "
                         "neither read nor write the cache")
     p.add_argument("--profile", action="store_true", help="print the seconds each stage took")
-    p.add_argument("--quiet", "-q", action="store_true", help="print only problems")
+    quiet(p)
 
     p = command("serve", "build, serve on localhost and rebuild on every change",
                 "Build the site, serve it on http://127.0.0.1:PORT/, watch the sources, the config\n"
@@ -144,6 +149,7 @@ def _parser() -> argparse.ArgumentParser:
                 "Write the network with computed truth values as a ftl-reasons network.json.")
     source_args(p)
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="file to write ('-' for stdout)")
+    quiet(p)
     return parser
 
 
@@ -218,8 +224,9 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         print(f"{'would reformat' if args.check else 'reformatted'} {path}")
         if not args.check:
             replace_file(path, new)
-    print(f"{len(changes)} of {len(checked.parsed.documents)} documents "
-          f"{'would change' if args.check else 'changed'}", file=sys.stderr)
+    if not args.quiet:
+        print(f"{len(changes)} of {len(checked.parsed.documents)} documents "
+              f"{'would change' if args.check else 'changed'}", file=sys.stderr)
     return FAILED if (args.check and changes) else OK
 
 
@@ -253,7 +260,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                   f"({len(refused) - len(shown)} not listed)", file=sys.stderr)
         print(f"belief-site: nothing written to {out}", file=sys.stderr)
         return FAILED
-    print(f"wrote {len(files) - 1} belief documents and _project.yaml to {out}", file=sys.stderr)
+    if not args.quiet:
+        print(f"wrote {len(files) - 1} belief documents and _project.yaml to {out}", file=sys.stderr)
     return OK
 
 
@@ -272,7 +280,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.write(data.decode("utf-8") + "\n")
     else:
         replace_file(Path(args.output), data)
-        print(f"wrote {_counted(len(checked.parsed.network.beliefs), 'belief')} to {args.output}", file=sys.stderr)
+        if not args.quiet:
+            print(f"wrote {_counted(len(checked.parsed.network.beliefs), 'belief')} to {args.output}", file=sys.stderr)
     return OK
 
 

@@ -261,3 +261,16 @@ def test_a_usage_error_shows_the_commands_own_usage(cli, args, usage, error):
     nor argparse's internal name of a type ("invalid positive_integer value")."""
     code, _, err = cli(*args)
     assert code == 2 and err.startswith(usage) and error in err, err
+
+
+@pytest.mark.parametrize("args", [["import", "network.json", "-o", "docs"], ["export", str(EXAMPLE), "-o", "out.json"],
+                                  ["fmt", "docs"], ["build", str(EXAMPLE), "-o", "site", "--no-search"],
+                                  ["check", str(EXAMPLE)]])
+def test_quiet_prints_nothing_when_all_is_well(cli, tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    Path("network.json").write_text(json.dumps({"nodes": {"a": {"text": "A.", "truth_value": "IN"}}}),
+                                    encoding="utf-8")
+    if args[0] == "fmt":
+        assert cli("import", "network.json", "-o", "docs")[0] == 0
+    code, out, err = cli(*args, "-q")
+    assert (code, out, err) == (0, "", ""), (out, err)
