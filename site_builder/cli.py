@@ -331,7 +331,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(stages.report(), file=sys.stderr)
     if not built.written:
         print(f"belief-site: build failed; {out} was left as it was", file=sys.stderr)
-        return FAILED
+        # E802 here: --diff-base names no revision, folder or file (a usage error, as for check --base)
+        return USAGE if any(d.code == "E802" for d in built.diagnostics) else FAILED
     if not args.quiet:
         total = len(built.checked.parsed.network.beliefs)
         count = _counted(total, "belief") if built.published is None else f"{built.published} of {total} beliefs"

@@ -30,7 +30,7 @@ from site_builder.model import Belief, Justification, Network
 from site_builder.render import RenderContext, emitters, render as render_site
 from site_builder.render import changes
 
-from .conftest import network_files
+from .conftest import EXAMPLE, network_files
 from .test_build import broken_links
 
 # ----------------------------------------------------------------------------------------
@@ -578,3 +578,12 @@ def test_retracting_a_premise_equals_the_library_what_if(network_path, tmp_path,
         assert flip.causes == (chosen,) and flip.path[0] == chosen and flip.path[-1] == flip.id
         for parent, child in zip(flip.path, flip.path[1:]):
             assert parent in {r for r, _, _ in references(head.beliefs[child])}
+
+
+def test_a_diff_base_that_names_nothing_is_a_usage_error_for_build_as_for_check(cli, tmp_path):
+    """check --base exited 2 and build --diff-base 1 on the same missing base."""
+    missing = tmp_path / "no-such-base"
+    code, _, err = cli("check", EXAMPLE, "--base", missing)
+    assert code == 2 and " E802 " in err
+    code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--no-search", "--diff-base", missing)
+    assert code == 2 and " E802 " in err and not (tmp_path / "site").exists()
