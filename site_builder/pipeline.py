@@ -429,10 +429,13 @@ def _done(store: Cache | None, progress: Callable[[int, int], None] | None, tota
 
 def _context(checked: Checked, config: SiteConfig, source: Path, whole: Checked | None = None) -> RenderContext:
     """`whole`: the network as read, when --keep-going left files out of `checked`: a belief
-    resting on a left-out one still carries that one's access tags."""
-    visible = visible_ids(checked.evaluation, config.visible_to)
-    if whole is not None and whole is not checked and config.visible_to is not None:
-        visible &= visible_ids(whole.evaluation, config.visible_to)
+    resting on a left-out one still carries that one's access tags, and one resting on a
+    file that could not be read at all (its tags unknown) is left out too."""
+    whole = whole if whole is not None else checked
+    incomplete = any(d.severity == "error" for d in whole.diagnostics)
+    visible = visible_ids(checked.evaluation, config.visible_to, incomplete)
+    if whole is not checked and config.visible_to is not None:
+        visible &= visible_ids(whole.evaluation, config.visible_to, incomplete)
     documents = {}
     if source.is_dir():
         base = Path(config.config_path).parent if config.config_path else Path(".")

@@ -203,7 +203,9 @@ def test_visible_to_hides_beliefs_everywhere(cli, tmp_path):
 
 @pytest.mark.parametrize("tags, problem", [
     ('{"internal": true}', ""), ("1", ""), ("true", ""), ('["internal", 2]', ""),
-    ('["internal"]', "## Bogus\n")])  # well-formed tags on a document with an error (E301)
+    ('["internal"]', "## Bogus\n"),  # well-formed tags on a document with an error (E301)
+    ('["internal"]\n  weight: .nan', ""),  # a document that cannot be read at all (E105): its tags unknown
+    ('["internal"]', "\x1b")])  # nor this one (E104)
 def test_a_belief_resting_on_one_left_out_or_with_malformed_access_tags_is_never_published(
         cli, tmp_path, tags, problem):
     folder = tmp_path / "b"
@@ -215,7 +217,8 @@ def test_a_belief_resting_on_one_left_out_or_with_malformed_access_tags_is_never
         "# rests\n\n**IN** · derived (depth 1)\n\nRests on it.\n\n## Justifications\n\n### SL\n\n"
         "Antecedents:\n\n- public\n- secret\n", encoding="utf-8")
     code, _, err = cli("check", folder)
-    assert code == 1 and ("secret.md:5: E507 'secret': metadata access_tags is" in err) == (not problem)
+    malformed = not problem and "nan" not in tags
+    assert code == 1 and ("secret.md:5: E507 'secret': metadata access_tags is" in err) == malformed
     out = tmp_path / "site"
     assert cli("build", folder, "-o", out, "--visible-to", "public", "--no-search")[0] == 1
     assert cli("build", folder, "-o", out, "--visible-to", "public", "--no-search", "--keep-going")[0] == 0

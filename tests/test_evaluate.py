@@ -404,3 +404,6 @@ def test_malformed_access_tags_hide_a_belief_and_what_rests_on_it_from_any_audie
     allowed = ("team", "True", "{'team': True}")  # what a str() of the malformed value could give
     assert visible_ids(ev, allowed) == {"open", "tagged", "fine"}
     assert visible_ids(ev, None) == set(ev.network.beliefs)
+    none = evaluate(net(premise("open", metadata={"access_tags": None}), derived("ext", sl("open", "elsewhere"))))
+    assert visible_ids(none, ()) == {"open", "ext"}  # null: no tags; an unknown id: external
+    assert visible_ids(none, (), incomplete=True) == {"open"}  # ...unless files were left out
