@@ -115,6 +115,12 @@ def printable(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+SITE_NAMES = frozenset((
+    "index.html", "404.html", "assets", "badge.svg", "beliefs.json", "beliefs.schema.json", "graph",
+    "llms.txt", "nogoods", "objects.inv", "out", "premises", "changes", "pagefind", "search",
+    "sitemap.xml", "robots.txt"))
+"""What a site (or a MkDocs site: search/) holds at its top: belief pages go elsewhere (README
+"What a build writes")."""
 _MINIMUM = {"diagram_depth": 0, "diagram_max_nodes": 1, "panel_max_items": 1}
 _PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*")
 """A folder inside the site: no `..`, no absolute path, nothing a URL would need to escape."""
@@ -132,6 +138,8 @@ def option_problem(key: str, value: Any) -> str | None:
     if key == "prefix" and not _PREFIX.fullmatch(value.strip("/")):
         return ("must be a folder inside the site, such as 'belief' (letters, digits, '.', '_' and '-', "
                 "'/' between folders)")
+    if key == "prefix" and value.strip("/").split("/")[0] in SITE_NAMES:
+        return f"must not start with {value.strip('/').split('/')[0]!r}: the site writes its own files there"
     if key == "visible_to" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
         return "must be a list of tags"
     if key in ("templates", "site_url", "repo_url", "edit_uri", "docs_dir") and not isinstance(value, str):

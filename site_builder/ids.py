@@ -1,8 +1,8 @@
 """Belief ids and the only place they become file paths (spec §3.1).
 
 ID := SEG [":" SEG]; SEG := [a-z0-9]([a-z0-9.-]*[a-z0-9])?; at most 200 characters;
-no Windows device names. A namespaced id `ns:local` lives at `ns/local.md`, and its
-local part is not the name of a file of a belief's own folder (`ns:badge.svg` would be the
+no Windows device names. A namespaced id `ns:local` lives at `ns/local.md`. No id, nor the
+local part of one, is the name of a file of a belief's own folder (`ns:badge.svg` would be the
 folder `belief/ns/badge.svg/`, where belief `ns` writes its badge).
 """
 
@@ -36,7 +36,7 @@ def id_problem(belief_id: object) -> str | None:
         if seg.split(".")[0] in _DEVICES:
             return f"'{seg}' is a reserved device name on Windows"
     local = belief_id.rpartition(":")[2]
-    if local != belief_id and local in FOLDER_FILES:
+    if local in FOLDER_FILES:  # plain too: MkDocs writes its listing at belief/index.html
         return f"'{local}' is the name of a file in every belief's folder: its page would take that file's place"
     return None
 

@@ -577,6 +577,7 @@ ESCAPES = [
     ("notes:com1", "'com1' is a reserved device name on Windows"),
     ("CON", ID_RULE),
     ("x:badge.svg", "'badge.svg' is the name of a file in every belief's folder: its page would take that file's place"),
+    ("index.html", "'index.html' is the name of a file in every belief's folder: its page would take that file's place"),
 ]
 
 

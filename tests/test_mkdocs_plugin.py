@@ -543,6 +543,9 @@ def test_options_prefix_nav_search_and_file_urls(host_env, tmp_path):
     bad = run_host(host_env, "mkdocs", write_project(tmp_path / "neg", "mkdocs", EXAMPLE, "      diagram_depth: -1\n"),
                    "build", "-d", str(tmp_path / "neg" / "site"), check=False)
     assert bad.returncode != 0 and "beliefs: option 'diagram_depth' must be 0 or more, not -1" in bad.stderr
+    bad = run_host(host_env, "mkdocs", write_project(tmp_path / "tpl", "mkdocs", EXAMPLE, "      templates: nowhere\n"),
+                   "build", "-d", str(tmp_path / "tpl" / "site"), check=False)
+    assert bad.returncode != 0 and "beliefs: option 'templates' names no folder: " in bad.stderr
 
 
 def test_the_repository_site_builds_strict_with_its_own_pages(host_env, tmp_path):

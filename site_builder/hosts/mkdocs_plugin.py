@@ -124,6 +124,9 @@ def site_config(options: BeliefsConfig, config: Any) -> SiteConfig:
         problem = option_problem(key, getattr(options, key))
         if problem:
             raise PluginError(f"beliefs: option {key!r} {problem}")
+    base = Path(os.path.dirname(os.path.abspath(config.config_file_path))) if config.config_file_path else Path(".")
+    if options.templates and not (base / options.templates).is_dir():
+        raise PluginError(f"beliefs: option 'templates' names no folder: {base / options.templates} not found")
     # edit_uri as written: MkDocs fills in a default relative to docs_dir, while belief
     # documents live outside it; the core has its own default (views.edit_link).
     edit_uri = None
