@@ -67,19 +67,20 @@ def _pairs_hook(duplicates: list[tuple[str, dict]]):
     return hook
 
 
-def _holder(nodes: dict, obj: dict) -> str | None:
-    """The id of the node that is or holds the object `obj` (asked only about a duplicated key)."""
+def _holders(nodes: dict) -> dict[int, str]:
+    """id() of every object inside a node -> that node's id (made only when a key was
+    duplicated: one walk, not one per duplicate)."""
+    found: dict[int, str] = {}
     for node_id, node in nodes.items():
         stack = [node]
         while stack:  # not recursive: values may be nested hundreds deep
             value = stack.pop()
-            if value is obj:
-                return node_id
             if isinstance(value, dict):
+                found[id(value)] = node_id
                 stack.extend(value.values())
             elif isinstance(value, list):
                 stack.extend(value)
-    return None
+    return found
 
 
 def _key_lines(text: str) -> dict[str, int]:
@@ -235,8 +236,9 @@ def parse_network_json(source: SourceFile, last: NodesRead | None = None) -> tup
                                     "no character, and no UTF-8 file can hold it",
                                     "write the character itself, or a complete surrogate pair"))
             return None, found
+    holders = _holders(data["nodes"]) if duplicates else {}
     for dup, obj in duplicates:
-        holder = _holder(data["nodes"], obj) if obj is not data["nodes"] else None
+        holder = holders.get(id(obj)) if obj is not data["nodes"] else None
         where = f" of node {holder!r}" if holder is not None else ""
         found.append(Diagnostic(path, lines.get(holder if holder is not None else dup, 1), "E204",
                                 f"key {dup!r} appears twice in one object{where} (last one kept by JSON)"))
