@@ -364,10 +364,13 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a path that is not UTF-8 is printed, never a traceback
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    args, unknown = _parser().parse_known_args(argv)
-    if unknown:  # argparse would blame the top-level parser and print its usage
-        args.commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
-    restore = _unwind_on_sigterm() if args.command != "serve" else None  # serve stops its own way
+    parser = _parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the command's own usage for its options (argparse would print the top level's)
+        given = list(sys.argv[1:] if argv is None else map(str, argv))
+        before = given.index(args.command) if args.command in given else len(given)
+        blamed = parser if any(u in given[:before] for u in unknown) else args.commands[args.command]
+        blamed.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt as exc:  # what was half written is gone (the old site stays)
@@ -379,9 +382,6 @@ def main(argv: list[str] | None = None) -> int:
         where = f": {exc.filename}" if exc.filename else ""
         print(f"belief-site: {exc.strerror or exc}{where}", file=sys.stderr)
         return FAILED
-    finally:
-        if restore is not None:
-            restore()
 
 
 class Terminated(KeyboardInterrupt):
@@ -393,15 +393,11 @@ def _terminated(signum: int, frame: object) -> NoReturn:
     raise Terminated()
 
 
-def _unwind_on_sigterm():
-    """Raise Terminated on SIGTERM; returns what puts the handler it replaced back (None where
-    none can be set: not the main thread, or no SIGTERM)."""
-    try:
-        previous = signal.getsignal(signal.SIGTERM)
+def _unwind_on_sigterm() -> None:
+    """Raise Terminated on SIGTERM, in the console script only: a program calling `main` keeps
+    its own way of ending (serve has one; render workers go back to the default)."""
+    if hasattr(signal, "SIGTERM") and sys.argv[1:2] != ["serve"]:
         signal.signal(signal.SIGTERM, _terminated)
-    except (ValueError, AttributeError):
-        return None
-    return lambda: signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def leave(code: int) -> NoReturn:
@@ -432,6 +428,7 @@ def leave(code: int) -> NoReturn:
 
 def console() -> NoReturn:
     """The `belief-site` console script (and `python -m site_builder.cli`)."""
+    _unwind_on_sigterm()
     leave(main() or OK)
 
 

@@ -69,7 +69,7 @@ CODES = {
     "E803": "search index could not be built (use --no-search)",
     "W804": "cache folder unusable (the build went on without it)",
     "E805": "template error (the theme, or a template of the `templates` folder)",
-    "E806": "a file of the build cannot be read or written (the output folder is missing, read-only or full)",
+    "E806": "a file of the build cannot be read or written (the output folder is missing, read-only or full), or a render worker died",
     "W901": "diagram engine failed for one diagram (built-in layout used)",
 }
 

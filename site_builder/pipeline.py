@@ -6,6 +6,7 @@ import gc
 import os
 import threading
 import time
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -365,6 +366,9 @@ def _stopped(exc: Exception, ctx: RenderContext, out: Path) -> Diagnostic | None
         return Diagnostic(str(ctx.config.source_path()), 0, "E803", str(exc), exc.hint)
     if raised_by_template(exc):  # a `templates` override that does not fit, say
         return template_problem(exc)
+    if isinstance(exc, BrokenProcessPool):  # a worker killed: the kernel's OOM killer, say
+        return Diagnostic(str(out), 0, "E806", "a render worker ended abruptly (killed, or out of memory); "
+                          "nothing was written", "build again; with little memory, use fewer --jobs")
     if isinstance(exc, OSError):  # a read-only or missing place, a full disk: the old site stays
         where = f": {exc.filename}" if exc.filename else ""
         return Diagnostic(str(out), 0, "E806", f"cannot read or write a file of the build: {exc.strerror or exc}{where}",

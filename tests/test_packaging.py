@@ -255,7 +255,8 @@ def test_python_m_site_builder_is_the_command(tmp_path):
 @pytest.mark.parametrize("args, usage, error", [
     (["build", "--bogus"], "usage: belief-site build ", "belief-site build: error: unrecognized arguments: --bogus"),
     (["build", "-j", "abc"], "usage: belief-site build ", "argument --jobs/-j: must be a whole number, not 'abc'"),
-    (["check", "x", "y"], "usage: belief-site check ", "belief-site check: error: unrecognized arguments: y")])
+    (["check", "x", "y"], "usage: belief-site check ", "belief-site check: error: unrecognized arguments: y"),
+    (["--bogus", "check", "x"], "usage: belief-site [-h]", "belief-site: error: unrecognized arguments: --bogus")])
 def test_a_usage_error_shows_the_commands_own_usage(cli, args, usage, error):
     """Not the top-level one (argparse's default for an option the subcommand does not know),
     nor argparse's internal name of a type ("invalid positive_integer value")."""

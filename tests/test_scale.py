@@ -2607,30 +2607,66 @@ def _marked_processes(mark: str) -> list[int]:
     return found
 
 
-@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
-def test_sigterm_stops_a_build_like_ctrl_c_leaving_the_site_and_no_temporary_folder(tmp_path):
-    """A cancelled CI job sends SIGTERM: the build exited 143 silently and left its
-    `.site.new-*` folder beside the site."""
-    network = tmp_path / "network.json"
+@pytest.fixture(scope="module")
+def long_build(tmp_path_factory):
+    """A network whose cold build takes seconds (time to stop it), its site built once, and
+    a function starting that build again -> (process, the folder it renders into)."""
+    root = tmp_path_factory.mktemp("long")
+    network = root / "network.json"
     subprocess.run([sys.executable, str(ROOT / "bench" / "generate.py"), "3000", "-o", str(network)],
                    check=True, capture_output=True)
-    site = tmp_path / "site"
+    site = root / "site"
     command = [sys.executable, "-m", "site_builder.cli", "build", str(network), "-o", str(site), "--no-search",
                "--no-cache", "-q"]
     subprocess.run(command, check=True, capture_output=True)
-    before = tree_digest(site)
+
+    def start(mark: str) -> tuple[subprocess.Popen, Path]:
+        build = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env={**os.environ, "TEST_MARK": mark})
+        deadline = time.monotonic() + 60
+        while True:  # until it is rendering into its temporary folder
+            rendering = [p for p in root.iterdir() if p.name.startswith(".site.new-") and any(p.glob("belief/*/index.html"))]
+            if rendering:
+                return build, rendering[0]
+            assert build.poll() is None and time.monotonic() < deadline, "the build ended before it was stopped"
+            time.sleep(0.005)
+    return root, start
+
+
+def _gone(mark: str) -> bool:
+    deadline = time.monotonic() + 10
+    while _marked_processes(mark) and time.monotonic() < deadline:  # workers end within parallel.PARENT_POLL
+        time.sleep(0.05)
+    return _marked_processes(mark) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+def test_sigterm_stops_a_build_like_ctrl_c_leaving_the_site_and_no_temporary_folder(long_build):
+    """A cancelled CI job sends SIGTERM: the build exited 143 silently and left its
+    `.site.new-*` folder beside the site."""
+    root, start = long_build
+    before = tree_digest(root / "site")
     mark = f"belief-site-test-{os.getpid()}-{time.monotonic_ns()}"
-    build = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env={**os.environ, "TEST_MARK": mark})
-    deadline = time.monotonic() + 60
-    while not any(p.name.startswith(".site.new-") and any(p.glob("belief/*/index.html"))
-                  for p in tmp_path.iterdir()):
-        assert build.poll() is None and time.monotonic() < deadline, "the build ended before it was stopped"
-        time.sleep(0.005)
+    build, _ = start(mark)
     build.send_signal(signal.SIGTERM)
     _, err = build.communicate(timeout=60)
     assert build.returncode == 143 and err.strip() == "belief-site: stopped (SIGTERM)", err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["network.json", "site"]
-    assert tree_digest(site) == before
-    while _marked_processes(mark) and time.monotonic() < deadline:  # workers end within parallel.PARENT_POLL
-        time.sleep(0.05)
-    assert _marked_processes(mark) == []
+    assert sorted(p.name for p in root.iterdir()) == ["network.json", "site"]
+    assert tree_digest(root / "site") == before and _gone(mark)
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+def test_a_render_worker_killed_fails_the_build_with_a_diagnostic_not_a_traceback(long_build):
+    """The kernel's OOM killer, say: BrokenProcessPool's traceback, and a worker sent SIGTERM
+    made the build say it was stopped by SIGTERM."""
+    root, start = long_build
+    before = tree_digest(root / "site")
+    mark = f"belief-site-test-{os.getpid()}-{time.monotonic_ns()}"
+    build, _ = start(mark)
+    workers = [p for p in _marked_processes(mark) if p != build.pid]
+    assert workers, "no render worker"
+    os.kill(workers[0], signal.SIGTERM)
+    _, err = build.communicate(timeout=60)
+    assert build.returncode == 1 and "Traceback" not in err, err
+    assert "E806 a render worker ended abruptly (killed, or out of memory); nothing was written" in err
+    assert sorted(p.name for p in root.iterdir()) == ["network.json", "site"]
+    assert tree_digest(root / "site") == before and _gone(mark)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections import Counter
@@ -54,6 +55,7 @@ def _start(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None, 
            parent: int) -> None:
     global _worker
     _worker = (ctx, env, counts, sink)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the build's unwinding (cli): a worker just ends
     gc.enable()  # the build pauses it (pipeline); rendering makes cycles, and the inherited objects are frozen
     threading.Thread(target=_end_with, args=(parent,), name="end with the build", daemon=True).start()
 
