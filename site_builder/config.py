@@ -175,6 +175,10 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
     except RecursionError:  # thousands of nested brackets
         found.append(Diagnostic(str(candidate), 1, "E802", "cannot read the configuration: nested too deeply"))
         return SiteConfig(config_path=str(candidate)), found
+    except ValueError:  # PyYAML's only other: an integer of more than 4,300 digits
+        found.append(Diagnostic(str(candidate), 1, "E802", "cannot read the configuration: a number of "
+                                "thousands of digits (Python reads at most 4,300)"))
+        return SiteConfig(config_path=str(candidate)), found
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         problem, context = getattr(exc, "problem", None) or str(exc), getattr(exc, "context", None)

@@ -197,7 +197,9 @@ DEEP = 50_000  # nesting levels: deeper than any parser's recursion limit
     ("network.json", "network.json:1: E601 not a network export: arrays or objects nested too deeply to read"),
     ("_project.yaml", "beliefs/_project.yaml:1: E105 invalid YAML: lists or maps nested too deeply to read"),
     ("front matter", f"beliefs/{SEED}.md:2: E105 invalid front matter: lists or maps nested too deeply to read"),
-    ("mkdocs.yml", "mkdocs.yml:1: E802 cannot read the configuration: nested too deeply")])
+    ("mkdocs.yml", "mkdocs.yml:1: E802 cannot read the configuration: nested too deeply"),
+    ("mkdocs.yml digits", "mkdocs.yml:1: E802 cannot read the configuration: a number of thousands of digits "
+                          "(Python reads at most 4,300)")])
 def test_absurdly_nested_json_or_yaml_is_an_error_not_a_traceback(tmp_path, run, where, expected):
     shutil.copytree(EXAMPLE, tmp_path / "beliefs")
     deep = "[" * DEEP + "]" * DEEP
@@ -210,6 +212,8 @@ def test_absurdly_nested_json_or_yaml_is_an_error_not_a_traceback(tmp_path, run,
     elif where == "front matter":
         doc = tmp_path / "beliefs" / f"{SEED}.md"
         doc.write_text(f"---\nsummary: {deep}\n---\n" + doc.read_text(encoding="utf-8"), encoding="utf-8")
+    elif where == "mkdocs.yml digits":
+        (tmp_path / "mkdocs.yml").write_text(f"site_name: 1{'0' * 5000}\n", encoding="utf-8")
     else:
         (tmp_path / "mkdocs.yml").write_text(f"site_name: {deep}\n", encoding="utf-8")
     result = run("check", source)
@@ -808,10 +812,12 @@ NOT_JSON_YAML = [
     ("x: !!map [1]", 3, "tag tag:yaml.org,2002:map is not allowed (JSON-compatible YAML only)"),
     ("x: 1\n  y: .nan", 4, ".nan is not a number JSON can hold: quote it to keep the text"),
     ("x: -.inf", 3, "-.inf is not a number JSON can hold: quote it to keep the text"),
+    ("x: 1\n  y: 1" + "0" * 5000, 4, "a number of thousands of digits (Python reads at most 4,300): quote it to "
+                                   "keep it as text"),
 ]
 
 
-@pytest.mark.parametrize("metadata, line, message", NOT_JSON_YAML)
+@pytest.mark.parametrize("metadata, line, message", NOT_JSON_YAML, ids=[m[:24] for m, _, _ in NOT_JSON_YAML])
 def test_front_matter_that_json_cannot_hold_is_an_error_with_its_line(tmp_path, run, metadata, line, message):
     shutil.copytree(EXAMPLE, tmp_path / "beliefs")
     doc = tmp_path / "beliefs" / f"{SEED}.md"

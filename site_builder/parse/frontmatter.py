@@ -104,6 +104,8 @@ def load_yaml(text: str) -> Any:
         raise YamlProblem(message, line) from None
     except RecursionError:  # thousands of nested brackets: PyYAML recurses per level
         raise YamlProblem("lists or maps nested too deeply to read", 1) from None
+    except ValueError:  # the only one PyYAML lets through: an integer of more than 4,300 digits
+        raise YamlProblem(_TOO_LONG, _line_of_long_number(text)) from None
     escape = SURROGATE_ESCAPE.search(text)
     if escape is None:
         return data
@@ -112,6 +114,14 @@ def load_yaml(text: str) -> Any:
     except ValueError:
         raise YamlProblem("a lone UTF-16 surrogate escape (such as \\ud800): no character, and no "
                           "UTF-8 file can hold it", text.count("\n", 0, escape.start()) + 1) from None
+
+
+_TOO_LONG = "a number of thousands of digits (Python reads at most 4,300): quote it to keep it as text"
+
+
+def _line_of_long_number(text: str) -> int:
+    found = re.search(r"\d{4301}", text)
+    return text.count("\n", 0, found.start()) + 1 if found else 1
 
 
 @cache
