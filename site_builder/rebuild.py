@@ -107,6 +107,8 @@ def _build(request: dict, memory: Memory, send: Callable[[dict], None]) -> dict:
                             (*problems, *built.diagnostics), partial=partial))
     try:
         config, problems, _ = settings(request["source"], request["config"])
+        if any(d.severity == "error" for d in problems):  # as `belief-site build`: nothing is built
+            return asdict(Reply(diagnostics=tuple(problems)))
         built = build(config, Path(request["out"]), jobs=default_jobs(), cache=Path(request["cache"]),
                       memory=memory, published=lambda early: send(reply(early, partial=True)))
     except Exception as exc:  # a stage failed: the server shows it and keeps serving

@@ -407,8 +407,9 @@ class _Builder:
             self.state.publish(out, early[0], False)
             _say(f"pages updated in {time.perf_counter() - started:.1f} s; updating the search index")
         try:
-            config, _, source = _settings(self.args)  # its problems come with the build's
-            self.targets = _targets(self.args, config, source)
+            config, problems, source = _settings(self.args)  # its problems come with the build's
+            if not has_errors(problems) or not any(self.targets):  # a broken mkdocs.yml moves nothing watched
+                self.targets = _targets(self.args, config, source)
             reply = self.process.build(self.args.source, self.args.config, out, self.root / "cache", pages)
         except Exception as exc:  # reading the settings failed: show it, keep serving
             reply = Reply(crash=crash_text(exc))

@@ -221,6 +221,17 @@ def test_a_network_json_source_the_config_and_the_templates_are_watched(tmp_path
     (tmp_path / "theme" / "404.html").write_text(good, encoding="utf-8")
     version = served.wait_version(state["version"])["version"]
 
+    _edit(config, "      templates: theme\n", "      templates: theme\n      colour: red\n")  # as build: none
+    state = served.wait_version(version)
+    assert not state["ok"] and "E802 unknown beliefs option 'colour'" in state["problems"], state
+    _edit(config, "      colour: red\n", "")
+    version = served.wait_version(state["version"])["version"]
+    _edit(config, "site_name: Second Name", "site_name: Second Name\nbad: [")  # unreadable: watched as it was
+    state = served.wait_version(version)
+    assert not state["ok"] and "E802 cannot read the configuration" in state["problems"], state
+    _edit(config, "\nbad: [", "")
+    version = served.wait_version(state["version"])["version"]
+
     _edit(tmp_path / "net.json", '"nodes"', '"nodes" oops')
     state = served.wait_version(version)
     assert not state["ok"] and "net.json" in state["problems"] and "E601" in state["problems"]
