@@ -1,5 +1,6 @@
 """`python -m site_builder`: the `belief-site` command."""
 
-from .cli import console
+if __name__ == "__main__":
+    from .cli import console
 
-console()
+    console()

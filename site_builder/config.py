@@ -217,8 +217,14 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
 
 
 def _key_line(text: str, key: str) -> int:
-    """The 1-based line where `key:` is first set in the YAML text (0 when not found as such)."""
-    found = re.search(rf"^[ \t]*(?:-[ \t]+)?['\"]?{re.escape(key)}['\"]?[ \t]*:", text, re.M)
+    """The 1-based line where `key:` is first set in the YAML text (0 when not found as such):
+    a plugin option's after the `beliefs` plugin's entry, a site key's at the top level."""
+    entry = re.search(r"^[ \t]*(?:-[ \t]+)?['\"]?beliefs['\"]?[ \t]*:", text, re.M)
+    if key in SITE_KEYS:
+        pattern, start = rf"^['\"]?{re.escape(key)}['\"]?[ \t]*:", 0
+    else:
+        pattern, start = rf"^[ \t]*(?:-[ \t]+)?['\"]?{re.escape(key)}['\"]?[ \t]*:", entry.end() if entry else 0
+    found = re.compile(pattern, re.M).search(text, start)
     return text.count("\n", 0, found.start()) + 1 if found else 0
 
 
