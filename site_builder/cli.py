@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from . import __version__, review
-from .config import load_config, utf8_text, with_overrides
+from .config import flag_overrides, load_config, utf8_text, with_overrides
 from .diagnostics import Diagnostic, format_all, has_errors
 from .load import DOCUMENTS, source_kind
 from .cache import cache_folder
@@ -62,6 +62,14 @@ def _parser() -> argparse.ArgumentParser:
 
     def quiet(p: argparse.ArgumentParser, what: str = "print only problems") -> None:
         p.add_argument("--quiet", "-q", action="store_true", help=what)
+
+    def site_flags(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--base-url", metavar="URL", type=utf8_text,
+                       help="absolute URL the site is published at (overrides site_url)")
+        p.add_argument("--visible-to", metavar="TAGS", help="comma-separated tags: publish only beliefs whose "
+                       "access_tags (over their antecedents) are all among them")
+        p.add_argument("--no-search", dest="search", action="store_false", default=None,
+                       help="build without the search index (very large networks, offline CI)")
 
     def source_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("source", nargs="?", metavar="SOURCE",
@@ -110,11 +118,7 @@ def _parser() -> argparse.ArgumentParser:
                 "Settings come from mkdocs.yml; while it has errors, nothing is built.")
     source_args(p)
     p.add_argument("-o", "--output", metavar="DIR", default=None, help="output folder (default: site/)")
-    p.add_argument("--base-url", metavar="URL", type=utf8_text, help="absolute URL the site is published at (overrides site_url)")
-    p.add_argument("--visible-to", metavar="TAGS", help="comma-separated tags: publish only beliefs whose "
-                   "access_tags (over their antecedents) are all among them")
-    p.add_argument("--no-search", dest="search", action="store_false", default=None,
-                   help="build without the search index (very large networks, offline CI)")
+    site_flags(p)
     p.add_argument("--strict", action="store_true", help="treat warnings as errors")
     p.add_argument("--keep-going", action="store_true", help="leave out files with errors and build the rest")
     p.add_argument("--diff-base", metavar="REV", help="add changes/ (what changed since REV: a git "
@@ -138,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
                 "shows its diagnostic in the terminal and in the page; the server keeps running.")
     source_args(p)
     p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0 picks a free one)")
+    site_flags(p)
 
     p = command("diff", "what a change does to the network: edits, renames and status flips",
                 "Compare two versions of a network (folders, network.json files or git:REV[:PATH])\n"
@@ -298,8 +303,7 @@ def positive_integer(text: str) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     config, problems = load_config(args.config)
-    visible = tuple(t for t in args.visible_to.split(",") if t) if args.visible_to is not None else None
-    config = with_overrides(config, site_url=args.base_url, visible_to=visible, search=args.search)
+    config = with_overrides(config, **flag_overrides(args))
     source = Path(args.source) if args.source else config.source_path()
     if _missing(source, problems):
         return USAGE

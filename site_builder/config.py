@@ -228,6 +228,14 @@ def _key_line(text: str, key: str) -> int:
     return text.count("\n", 0, found.start()) + 1 if found else 0
 
 
+def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """What `--base-url`, `--visible-to` and `--no-search` set (build and serve), as JSON values."""
+    visible = [t for t in args.visible_to.split(",") if t] if args.visible_to is not None else None
+    return {"site_url": args.base_url, "visible_to": visible, "search": args.search}
+
+
 def with_overrides(config: SiteConfig, **overrides: Any) -> SiteConfig:
     """A copy with the non-None overrides applied (command-line flags)."""
+    if isinstance(overrides.get("visible_to"), list):  # as JSON carried it to serve's build process
+        overrides["visible_to"] = tuple(overrides["visible_to"])
     return replace(config, **{k: v for k, v in overrides.items() if v is not None})

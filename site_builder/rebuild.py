@@ -64,10 +64,12 @@ def _isolated() -> tuple[str, ...]:
     return () if os.path.abspath(os.getcwd()) == _HOME else ("-P",)
 
 
-def settings(source: str | None, config_file: str | None) -> tuple[SiteConfig, list[Diagnostic], Path]:
+def settings(source: str | None, config_file: str | None,
+             overrides: dict | None = None) -> tuple[SiteConfig, list[Diagnostic], Path]:
     """(config, config problems, source), read afresh for every build (mkdocs.yml is watched);
-    the same rules as `belief-site build`."""
+    the same rules as `belief-site build`; `overrides`: its flags (config.flag_overrides)."""
     config, problems = load_config(config_file)
+    config = with_overrides(config, **(overrides or {}))
     path = Path(source) if source else config.source_path()
     if source:  # a SOURCE argument is relative to the working folder, not to mkdocs.yml
         config = with_overrides(config, source=str(path.resolve()))
@@ -106,7 +108,7 @@ def _build(request: dict, memory: Memory, send: Callable[[dict], None]) -> dict:
         return asdict(Reply(built.written, len(built.checked.parsed.network.beliefs), built.files, built.reused,
                             (*problems, *built.diagnostics), partial=partial))
     try:
-        config, problems, _ = settings(request["source"], request["config"])
+        config, problems, _ = settings(request["source"], request["config"], request.get("overrides"))
         if any(d.severity == "error" for d in problems):  # as `belief-site build`: nothing is built
             return asdict(Reply(diagnostics=tuple(problems)))
         built = build(config, Path(request["out"]), jobs=default_jobs(), cache=Path(request["cache"]),
@@ -171,14 +173,15 @@ class Rebuilder:
         self._replies = read
 
     def build(self, source: str | None, config_file: str | None, out: Path, cache: Path,
-              published: Callable[[Reply], None] | None = None) -> Reply:
+              published: Callable[[Reply], None] | None = None, overrides: dict | None = None) -> Reply:
         """The build's reply; `published(reply)` first, when its pages are in place before
-        its search bundle (`Reply.partial`)."""
+        its search bundle (`Reply.partial`); `overrides`: see `settings`."""
         if self._process is not None and self._process.poll() is not None:
             self.stop()  # it died since the last build
         if self._process is None:
             self._start()
-        request = {"source": source, "config": config_file, "out": str(out), "cache": str(cache)}
+        request = {"source": source, "config": config_file, "out": str(out), "cache": str(cache),
+                   "overrides": overrides or {}}
         self._busy = True
         try:
             self._process.stdin.write(json.dumps(request) + "\n")

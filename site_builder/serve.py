@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from .config import CONFIG_FILE, SiteConfig
+from .config import CONFIG_FILE, SiteConfig, flag_overrides
 from .diagnostics import Diagnostic, format_all, has_errors
 from .processes import owned_prefix, remove_left_by_dead
 from .rebuild import Rebuilder, Reply, crash_text, settings
@@ -96,7 +96,7 @@ _CLOSE_STYLE = ("float:right;margin-left:1rem;background:none;color:inherit;bord
 
 def _settings(args: argparse.Namespace) -> tuple[SiteConfig, list[Diagnostic], Path]:
     """(config, config problems, source), read afresh for every build (mkdocs.yml is watched)."""
-    return settings(args.source, args.config)
+    return settings(args.source, args.config, flag_overrides(args))
 
 
 def _targets(args: argparse.Namespace, config: SiteConfig, source: Path) -> tuple[frozenset, frozenset]:
@@ -410,7 +410,8 @@ class _Builder:
             config, problems, source = _settings(self.args)  # its problems come with the build's
             if not has_errors(problems) or not any(self.targets):  # a broken mkdocs.yml moves nothing watched
                 self.targets = _targets(self.args, config, source)
-            reply = self.process.build(self.args.source, self.args.config, out, self.root / "cache", pages)
+            reply = self.process.build(self.args.source, self.args.config, out, self.root / "cache", pages,
+                                       flag_overrides(self.args))
         except Exception as exc:  # reading the settings failed: show it, keep serving
             reply = Reply(crash=crash_text(exc))
         found = list(reply.diagnostics)

@@ -388,3 +388,24 @@ def test_watching_has_begun_when_the_watchers_have_started(tmp_path, monkeypatch
         assert changes.get(timeout=10) == {str(folder / "a.md")}
     finally:
         watchers.stop()
+
+
+def test_serve_takes_builds_flags_for_the_site_it_builds(tmp_path, serve):
+    """--no-search (a 50,000-belief network re-indexes for seconds on every save), --visible-to
+    and --base-url, as for build, on every rebuild."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    (source / "secret.md").write_text("---\nmetadata:\n  access_tags: [internal]\n---\n# secret\n\n"
+                                      "**IN** · premise\n\nSecret claim.\n", encoding="utf-8")
+    served = serve(str(source), "--no-search", "--visible-to", "public", "--base-url", "https://example.org/kb/")
+
+    def flags_hold() -> None:
+        assert served.get("pagefind/pagefind.js")[0] == 404
+        assert served.get("belief/secret/")[0] == 404 and b"Secret claim" not in served.get("beliefs.json")[1]
+        assert b"https://example.org/kb/sitemap.xml" in served.get("robots.txt")[1]
+    flags_hold()
+    _edit(source / f"{BELIEF}.md", CLAIM, "Edited while served.")
+    served.wait_version(served.version()["version"])
+    assert b"Edited while served." in served.get(f"belief/{BELIEF}/")[1]
+    flags_hold()  # the rebuild's too
+    _stopped_cleanly(served)
