@@ -587,3 +587,16 @@ def test_a_diff_base_that_names_nothing_is_a_usage_error_for_build_as_for_check(
     assert code == 2 and " E802 " in err
     code, _, err = cli("build", EXAMPLE, "-o", tmp_path / "site", "--no-search", "--diff-base", missing)
     assert code == 2 and " E802 " in err and not (tmp_path / "site").exists()
+
+
+def test_a_revision_read_from_a_sub_folder_of_the_repository_is_read_whole(history, cli, monkeypatch):
+    """git ls-tree lists only what lies under the working folder: run from inside the
+    repository's beliefs/ (a mkdocs.yml not at its root), the base came back empty, so a
+    deleted belief passed check --base and diff called every belief added."""
+    history.commit(BASE, "base")
+    (history.root / "beliefs" / "d.md").unlink()
+    monkeypatch.chdir(history.root / "beliefs")
+    code, _, err = cli("check", ".", "--base", "HEAD")
+    assert code == 1 and "E410 'd'" in err, err
+    code, out, _ = cli("diff", "git:HEAD:beliefs", ".")
+    assert code == 0 and "0 added, 1 removed" in out, out

@@ -70,7 +70,8 @@ def repository_path(path: Path, cwd: Path | None = None) -> str:
 
 def _entries(commit: str, path: str, cwd: Path | None) -> list[tuple[str, str, str, str]]:
     """(mode, type, object, relative path) of every file under the tree, recursively."""
-    listing = _git(cwd, "ls-tree", "-r", "-z", f"{commit}:{path}")
+    # --full-tree: else, run from a sub-folder, ls-tree lists only what lies under it (nothing)
+    listing = _git(cwd, "ls-tree", "-r", "-z", "--full-tree", f"{commit}:{path}")
     out = []
     for record in listing.split(b"\0"):
         if record:
