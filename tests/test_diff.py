@@ -315,6 +315,22 @@ def test_a_vanished_id_without_alias_is_e410_and_with_alias_is_fine(history):
     assert [(d.code, d.path) for d in found] == [("E410", "HEAD~1:beliefs/q.md")]
 
 
+def test_an_alias_dropped_by_a_second_rename_is_e410(history):
+    """q -> q2 (alias q), then q2 -> q3 listing only q2: belief/q/ (a redirect page) went
+    unreported."""
+    history.commit(renamed(BASE, "q", "q2", alias=True), "first rename")
+    again = renamed(renamed(BASE, "q", "q2", alias=True), "q2", "q3", alias=True)
+    history.commit(again, "second rename, q dropped")
+    found = vanished(read_side("git:HEAD~1", cwd=history.root), read_side("git:HEAD", cwd=history.root))
+    assert [(d.code, d.path, d.message) for d in found] == [
+        ("E410", "HEAD:beliefs/q3.md", "alias 'q' of 'q2' in git:HEAD~1 is gone: its redirect page goes, and "
+                                       "published links to it break")]
+    assert "keep 'q' in the `aliases` of 'q3'" in found[0].hint
+    kept = {**again, "q3": {**again["q3"], "front": {"aliases": ["q2", "q"]}}}
+    history.commit(kept, "both kept")
+    assert vanished(read_side("git:HEAD~2", cwd=history.root), read_side("git:HEAD", cwd=history.root)) == []
+
+
 def _network(**beliefs: Belief) -> Network:
     return Network(dict(sorted(beliefs.items())))
 

@@ -2,8 +2,8 @@
 
 - `redirects(network)`: alias -> current id, for the redirect pages a build writes;
 - `alias_problems(network)`: E411 for aliases that cannot redirect;
-- `vanished(base, head)`: E410 for each base id gone from the head with no alias
-  (`check --base REV`): a published `belief/<id>/` link would break.
+- `vanished(base, head)`: E410 for each base id gone from the head with no alias, and each
+  base alias gone (`check --base REV`): a published `belief/<id>/` link would break.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ __all__ = ["redirects", "alias_problems", "vanished", "CODES"]
 
 #: Diagnostic codes of this module (to merge into diagnostics.CODES).
 CODES = {
-    "E410": "a belief id of the base revision is gone and no belief lists it in `aliases`",
+    "E410": "a belief id or alias of the base revision is gone and no belief lists it in `aliases`",
     "E411": "alias is not a valid id, is a live belief's id, or is listed by two beliefs",
 }
 
@@ -67,7 +67,8 @@ def _at(belief: Belief, message: str, hint: str = "") -> Diagnostic:
 
 
 def vanished(base: Side, head: Side) -> list[Diagnostic]:
-    """E410 for every base id missing from the head that no head belief lists as an alias."""
+    """E410 for every base id missing from the head that no head belief lists as an alias, and
+    for every alias of the base (a redirect page) the head neither keeps nor uses as an id."""
     renames = find_renames(base, head)
     found = []
     for old in sorted(i for i in base.beliefs if i not in head.beliefs):
@@ -89,4 +90,16 @@ def vanished(base: Side, head: Side) -> list[Diagnostic]:
             "published links to it break",
             "retract it instead of deleting it, or add it to the `aliases` of the belief "
             "that replaces it"))
+    # The base's redirect pages are published links too: an alias dropped breaks one.
+    kept = set(head.beliefs) | set(redirects(head.evaluation.network))
+    for alias, owner in sorted(redirects(base.evaluation.network).items()):
+        if alias in kept:
+            continue
+        now = owner if owner in head.beliefs else renames.get(owner, (None, None))[0]
+        where = head.beliefs[now] if now is not None else base.beliefs[owner]
+        found.append(Diagnostic(
+            where.path or base.label, where.line, "E410",
+            f"alias {alias!r} of {owner!r} in {base.label} is gone: its redirect page goes, and "
+            "published links to it break", f"keep {alias!r} in the `aliases` of "
+            f"{now!r}" if now is not None else "keep it in the `aliases` of the belief that replaces it"))
     return found
