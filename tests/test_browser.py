@@ -411,3 +411,47 @@ def test_keyboard_reaches_search_table_and_diagram_links_with_a_visible_focus(pa
     stroke = page.evaluate("getComputedStyle(document.activeElement.querySelector('rect')).strokeWidth")
     assert stroke == "3px"
     assert page.problems == []
+
+
+@pytest.fixture(scope="module")
+def served_long(tmp_path_factory):
+    """A network whose claims hold a long unbroken word, built and served."""
+    import json
+    from site_builder.cli import main
+    root = tmp_path_factory.mktemp("long")
+    word = "Concurrent" + "SkipList" * 40
+    nodes = {"p": {"text": f"A premise about {word}, which no line can hold.", "truth_value": "IN"},
+             "d": {"text": "Rests on it.", "truth_value": "IN",
+                   "justifications": [{"type": "SL", "antecedents": ["p"], "outlist": []}]}}
+    (root / "network.json").write_text(json.dumps({"nodes": nodes}), encoding="utf-8")
+    site = root / "site"
+    assert main(["build", str(root / "network.json"), "-o", str(site), "-q", "--no-search"]) == 0
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+@pytest.mark.parametrize("path", ["belief/p/", "belief/d/", ""])
+def test_a_long_unbroken_word_in_a_claim_wraps_on_a_phone(browser, served_long, path):
+    """The claim and its echoes had no overflow-wrap: a 375 px page scrolled sideways, and
+    the index's columns went out of view."""
+    context = browser.new_context(viewport={"width": 375, "height": 700})
+    tab = context.new_page()
+    tab.goto(served_long + path)
+    assert tab.evaluate("document.documentElement.scrollWidth") <= 375
+    if path == "":
+        status = tab.locator("tbody tr").first.locator(".status")
+        box = status.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= tab.evaluate(
+            "document.querySelector('table').parentElement.getBoundingClientRect().right") + 1
+    context.close()
+
+
+def test_without_javascript_the_index_shows_no_filters_that_do_nothing(browser, served):
+    context = browser.new_context(java_script_enabled=False)
+    tab = context.new_page()
+    tab.goto(served)
+    assert tab.locator("[data-filters]").count() == 1 and not tab.locator("[data-filters]").is_visible()
+    assert tab.locator("tbody tr").count() == 5  # the rows are all there
+    context.close()
