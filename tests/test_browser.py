@@ -455,3 +455,29 @@ def test_without_javascript_the_index_shows_no_filters_that_do_nothing(browser, 
     assert tab.locator("[data-filters]").count() == 1 and not tab.locator("[data-filters]").is_visible()
     assert tab.locator("tbody tr").count() == 5  # the rows are all there
     context.close()
+
+
+def test_escape_closes_the_search_panel_and_keeps_it_closed(page, served):
+    """Escape from a result closed the panel and focusing the box searched again, opening it;
+    a third Escape (blur, focus) opened it once more."""
+    page.goto(served + "premises/")
+    _search(page, "matrices")
+    box = page.locator("#site-search-input")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(300)  # anything a focus would search again has shown by then
+    assert box.get_attribute("aria-expanded") == "false"
+    assert page.evaluate("document.activeElement.id === 'site-search-input'")
+    page.keyboard.press("Escape")  # on a closed panel: leaves the box, panel still closed
+    page.wait_for_timeout(300)
+    assert box.get_attribute("aria-expanded") == "false"
+    assert not page.evaluate("document.activeElement.id === 'site-search-input'")
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(300)
+    assert box.get_attribute("aria-expanded") == "false"
+    box.focus()
+    box.fill("attention")  # typed, and Escape before the results arrive: they never show
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(600)
+    assert box.get_attribute("aria-expanded") == "false"
+    assert page.problems == []

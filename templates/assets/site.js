@@ -217,7 +217,8 @@
       timer = setTimeout(run, 120);
     }
 
-    input.addEventListener("focus", function () { load(); if (input.value.trim()) run(); });
+    var quiet = false;  // set while Escape hands focus back: that focus must not search again
+    input.addEventListener("focus", function () { load(); if (!quiet && input.value.trim()) run(); });
     window.addEventListener("resize", function () { if (!panel.hidden) place(); });
     input.addEventListener("input", later);
     status.addEventListener("change", run);
@@ -227,10 +228,18 @@
       var at = links.indexOf(document.activeElement);
       if (e.key === "Enter" && document.activeElement === input) {
         if (links.length) links[0].click();
-      } else if (e.key === "Escape") {
-        if (panel.hidden) input.blur();
+      } else if (e.key === "Escape") {  // closes the panel; on a closed one, leaves the box
+        var wasOpen = !panel.hidden;
+        clearTimeout(timer);
+        serial++;  // a search still on its way shows nothing
         close();
-        input.focus();
+        if (!wasOpen) {
+          input.blur();
+        } else if (document.activeElement !== input) {
+          quiet = true;
+          input.focus();
+          quiet = false;
+        }
       } else if (e.key === "ArrowDown" && links.length && (document.activeElement === input || at >= 0)) {
         links[Math.min(at + 1, links.length - 1)].focus();
       } else if (e.key === "ArrowUp" && at >= 0) {
