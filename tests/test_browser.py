@@ -481,3 +481,16 @@ def test_escape_closes_the_search_panel_and_keeps_it_closed(page, served):
     page.wait_for_timeout(600)
     assert box.get_attribute("aria-expanded") == "false"
     assert page.problems == []
+
+
+def test_the_explorer_survives_a_malformed_fragment_and_follows_a_changed_one(page, served):
+    """`graph/#%E0%A4%A` threw in decodeURIComponent and the explorer said the network could
+    not be loaded; a fragment changed on the open page selected nothing."""
+    page.goto(served + "graph/#%E0%A4%A")
+    _explorer_ready(page)
+    assert page.locator("[data-graph-info]").is_hidden()
+    page.evaluate(f"location.hash = '#{SEED}'")
+    link = page.locator("[data-graph-info] a")
+    link.wait_for(state="visible")
+    assert link.get_attribute("href") == f"../belief/{SEED}/"
+    assert page.problems == []

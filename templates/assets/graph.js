@@ -376,10 +376,16 @@
     }
 
     summarise();
-    if (location.hash.length > 1) {
-      var wanted = decodeURIComponent(location.hash.slice(1));
+    // `#id` selects a belief, on load and when only the fragment changes; a malformed one
+    // (a stray "%") selects nothing rather than stopping the explorer.
+    function fromHash() {
+      if (location.hash.length < 2) return;
+      var wanted;
+      try { wanted = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
       if (graph.hasNode(wanted)) select(wanted, true);
     }
+    fromHash();
+    window.addEventListener("hashchange", fromHash);
     renderer.once("afterRender", function () { root.dataset.ready = "true"; });
     renderer.refresh();
     // For tests and the curious: the graph, the renderer and selection.
