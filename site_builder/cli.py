@@ -204,7 +204,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if unreadable:
             _report(unreadable)
             return USAGE
-        found += vanished(base, side_of(str(source), checked.evaluation))
+        found += vanished(base, side_of(str(source), checked.evaluation, checked.diagnostics))
     _report(found, args.format)
     if args.format == "text" and not args.quiet:
         print(_summary(found, len(checked.parsed.network.beliefs)), file=sys.stderr)

@@ -616,3 +616,17 @@ def test_a_revision_read_from_a_sub_folder_of_the_repository_is_read_whole(histo
     assert code == 1 and "E410 'd'" in err, err
     code, out, _ = cli("diff", "git:HEAD:beliefs", ".")
     assert code == 0 and "0 added, 1 removed" in out, out
+
+
+def test_a_belief_whose_file_is_there_but_unreadable_is_not_e410(history, cli, monkeypatch):
+    """Broken front matter made check --base say the belief was deleted ("retract it instead
+    of deleting it") beside the E105 that says what is wrong."""
+    history.commit(BASE, "base")
+    doc = history.root / "beliefs" / "d.md"
+    doc.write_text("---\nnot: [closed\n---\n" + doc.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.chdir(history.root)
+    code, _, err = cli("check", "beliefs", "--base", "HEAD")
+    assert code == 1 and "beliefs/d.md:3: E105" in err and "E410" not in err, err
+    doc.unlink()
+    code, _, err = cli("check", "beliefs", "--base", "HEAD")
+    assert code == 1 and "E410 'd'" in err, err

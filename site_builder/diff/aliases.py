@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..diagnostics import Diagnostic
-from ..ids import id_problem
+from ..ids import document_path, id_problem
 from ..model import Belief, Network
 from .compare import ALIAS, find_renames
 from .fields import aliases_of
@@ -62,6 +62,18 @@ def alias_problems(network: Network) -> list[Diagnostic]:
     return found
 
 
+def _unreadable(side: Side, ids) -> set[str]:
+    """Of `ids`, those whose document the side holds but could not read (an error at
+    `.../<id path>.md`): not gone, and its own errors say what is wrong."""
+    failed = [d.path for d in side.diagnostics if d.severity == "error" and d.path.endswith(".md")]
+    found = set()
+    for belief_id in ids:
+        where = str(document_path(belief_id))
+        if any(path == where or path.endswith("/" + where) for path in failed):
+            found.add(belief_id)
+    return found
+
+
 def _at(belief: Belief, message: str, hint: str = "") -> Diagnostic:
     return Diagnostic(belief.path, belief.line, "E411", message, hint)
 
@@ -70,10 +82,12 @@ def vanished(base: Side, head: Side) -> list[Diagnostic]:
     """E410 for every base id missing from the head that no head belief lists as an alias, and
     for every alias of the base (a redirect page) the head neither keeps nor uses as an id."""
     renames = find_renames(base, head)
+    gone = sorted(i for i in base.beliefs if i not in head.beliefs)
+    unreadable = _unreadable(head, gone) if gone else set()
     found = []
-    for old in sorted(i for i in base.beliefs if i not in head.beliefs):
+    for old in gone:
         new, via = renames.get(old, (None, None))
-        if via == ALIAS:
+        if via == ALIAS or old in unreadable:  # its file is there: its own errors say what is wrong
             continue
         if new is not None:
             belief = head.beliefs[new]
