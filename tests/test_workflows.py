@@ -345,3 +345,20 @@ def test_pages_build_job(runner, tmp_path):
         ("Configure Pages", 0), ("Check the beliefs", 0), ("Build the site", 0),
         ("Upload the site for Pages", 0)], results
     assert "https://owner.github.io/beliefs/belief/p/" in (repo.root / "site" / "sitemap.xml").read_text()
+
+
+def test_the_comment_mentions_no_one_and_references_no_issue(runner, tmp_path, jq):
+    """A fork's run writes the artifact: posted as it is, the bot would @-mention whom the
+    fork chose and cross-reference any issue."""
+    (runner.artifacts / "belief-summary").mkdir(parents=True, exist_ok=True)
+    (runner.artifacts / "belief-summary" / "pr-number").write_text("7")
+    (runner.artifacts / "belief-summary" / "comment.md").write_text(
+        "### Belief changes\nping @octocat and @org/team, see #12 and mail a@b.org\n", encoding="utf-8")
+    runner.expressions = expressions("abc")
+    (tmp_path / "github.json").write_text(json.dumps({"pulls": {"7": "abc"}, "comments": {}, "next": 1}))
+    cwd = tmp_path / "run"
+    cwd.mkdir()
+    result = _by_name(runner.run_job(workflow("preview-comment.yml"), "comment", cwd))
+    assert result["Post or update the comment"][0] == 0, result
+    body = json.loads((tmp_path / "github.json").read_text(encoding="utf-8"))["comments"]["7"][0]["body"]
+    assert "### Belief changes\nping @\u200boctocat and @\u200borg/team, see #\u200b12 and mail a@\u200bb.org" in body
