@@ -48,7 +48,16 @@ def write_files(files: Iterable[tuple[Path, bytes]], force: bool = False) -> lis
 
 def replace_file(path: Path, data: bytes) -> None:
     """Write atomically: a temporary file beside the target, then rename over it. A failure
-    names the target, not the temporary file."""
+    names the target, not the temporary file. A device or a pipe (`-o /dev/null`,
+    `/dev/stdout`) is written into, never replaced: a rename would put a file in its place."""
+    try:
+        special = not stat.S_ISREG(os.stat(path).st_mode) and not path.is_dir()
+    except OSError:  # not there (or not reachable: mkstemp below says why)
+        special = False
+    if special:
+        with _naming(path), open(path, "wb") as out:
+            out.write(data)
+        return
     with _naming(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -940,3 +941,20 @@ def test_mkdocs_source_missing_is_a_usage_error(tmp_path, run):
     r = run("check")
     assert r.code == 2
     assert "source other not found" in r.err
+
+
+@pytest.mark.parametrize("command", [["export", str(EXAMPLE)], ["diff", str(EXAMPLE), str(EXAMPLE)]])
+def test_an_output_that_is_a_pipe_or_a_device_is_written_into_not_replaced(tmp_path, cli, command):
+    """`-o /dev/null` renamed a file over the device: run as root, /dev/null became a regular
+    file, and every program writing to it afterwards wrote into that file."""
+    import threading
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)  # never left waiting
+    reader.start()
+    code, _, err = cli(*command, "-o", fifo)
+    reader.join(timeout=10)
+    assert code == 0, err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["out.fifo"]
+    assert got and got[0].strip()
