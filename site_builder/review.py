@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         errors = _errors(side)
         if errors:
             print(format_all(errors, "text"), file=sys.stderr)
-            print(f"belief-site diff: {side.label} has {len(errors)} errors; the diff covers the "
+            print(f"belief-site diff: {side.label} has {len(errors)} error{'' if len(errors) == 1 else 's'}; the diff covers the "
                   "beliefs that could be read (run `belief-site check`)", file=sys.stderr)
     diff = compare(*sides, limit=config.panel_max_items)
     report = render(diff, args.format, args.site_url, config.prefix)

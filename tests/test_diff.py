@@ -630,3 +630,20 @@ def test_a_belief_whose_file_is_there_but_unreadable_is_not_e410(history, cli, m
     doc.unlink()
     code, _, err = cli("check", "beliefs", "--base", "HEAD")
     assert code == 1 and "E410 'd'" in err, err
+
+
+def test_a_side_with_errors_is_said_in_every_report(history, cli, monkeypatch):
+    """A document that could not be read showed in the pull-request comment as removed, with
+    nothing there (only stderr) saying the head had errors."""
+    history.commit(BASE, "base")
+    doc = history.root / "beliefs" / "d.md"
+    doc.write_text("---\nnot: [closed\n---\n" + doc.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.chdir(history.root)
+    code, out, _ = cli("diff", "git:HEAD:beliefs", "beliefs", "--format", "markdown")
+    assert code == 0 and "**Warning:** the head has 1 error: beliefs that could not be read are missing" in out
+    code, out, _ = cli("diff", "git:HEAD:beliefs", "beliefs", "--format", "json")
+    assert json.loads(out)["errors"] == {"base": 0, "head": 1}
+    code, out, _ = cli("diff", "git:HEAD:beliefs", "beliefs")
+    assert "warning: beliefs has 1 error: beliefs that could not be read are missing" in out
+    code, out, _ = cli("diff", "git:HEAD:beliefs", "git:HEAD:beliefs", "--format", "json")
+    assert json.loads(out)["errors"] == {"base": 0, "head": 0}

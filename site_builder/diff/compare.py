@@ -76,4 +76,5 @@ def compare(base: Side, head: Side, limit: int = 100) -> NetworkDiff:
     pairs = {i: i for i in common} | {new: old for new, old in origin.items()}
     flips = find_flips(base, head, pairs, causal, existence,
                        {old: new for old, (new, _) in renames.items()}, limit)
-    return NetworkDiff(base.label, head.label, added, removed, tuple(edited), tuple(renamed), flips)
+    errors = tuple(sum(d.severity == "error" for d in side.diagnostics) for side in (base, head))
+    return NetworkDiff(base.label, head.label, added, removed, tuple(edited), tuple(renamed), flips, errors)

@@ -93,7 +93,17 @@ def _headline(diff: NetworkDiff) -> list[str]:
             f"**{c['flips']} status flips** ({c['in_to_out']} IN\u2192OUT, "
             f"{c['out_to_in']} OUT\u2192IN) \u00b7 {c['added']} added \u00b7 {c['removed']} "
             f"removed \u00b7 {c['edited']} edited \u00b7 {c['renamed']} renamed", "",
-            f"<sub>base {text(diff.base, 200)} \u2192 head {text(diff.head, 200)}</sub>"]
+            f"<sub>base {text(diff.base, 200)} \u2192 head {text(diff.head, 200)}</sub>", *_errors(diff)]
+
+
+def _errors(diff: NetworkDiff) -> list[str]:
+    """A warning when a side has errors: what they left out shows as removed or added."""
+    sides = [f"{'the base' if k == 0 else 'the head'} has {n} error{'' if n == 1 else 's'}"
+             for k, n in enumerate(diff.errors) if n]
+    if not sides:
+        return []
+    return ["", f"**Warning:** {' and '.join(sides)}: beliefs that could not be read are missing from "
+                "this comparison, so some may show as removed or added (run `belief-site check`)."]
 
 
 def markdown(diff: NetworkDiff, site_url: str | None = None, prefix: str = "belief") -> str:

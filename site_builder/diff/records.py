@@ -94,6 +94,9 @@ class NetworkDiff:
     edited: tuple[Edited, ...] = ()
     renamed: tuple[Renamed, ...] = ()
     flips: tuple[Flip, ...] = ()
+    errors: tuple[int, int] = (0, 0)
+    """Errors in the base and in the head: what they left out is missing from the comparison
+    (a document that could not be read shows as removed or added)."""
 
     @property
     def is_empty(self) -> bool:
@@ -134,6 +137,7 @@ def to_json(diff: NetworkDiff) -> dict[str, Any]:
         "base": diff.base,
         "head": diff.head,
         "counts": diff.counts(),
+        "errors": {"base": diff.errors[0], "head": diff.errors[1]},
         "added": [{"id": e.id, "status": e.status, "claim": e.claim} for e in diff.added],
         "removed": [{"id": e.id, "status": e.status, "claim": e.claim} for e in diff.removed],
         "edited": [{"id": e.id, "fields": list(e.fields), "changes": _changes_json(e.changes)}

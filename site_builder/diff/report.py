@@ -49,8 +49,12 @@ def _text_flips(diff: NetworkDiff) -> list[str]:
 def text(diff: NetworkDiff) -> str:
     """Plain text for a terminal: counts first, then one section per kind of change."""
     out = [f"{diff.base} .. {diff.head}: {summary_line(diff)}"]
+    for side, count in zip((diff.base, diff.head), diff.errors):
+        if count:
+            out.append(f"warning: {side} has {count} error{'' if count == 1 else 's'}: beliefs that could "
+                       "not be read are missing from this comparison")
     if diff.is_empty:
-        return out[0] + "\nno belief changed\n"
+        return "\n".join(out) + "\nno belief changed\n"
     sections = [
         ("Status flips", _text_flips(diff)),
         ("Added", [f"  + {e.id} [{e.status}] {_short(e.claim)}" for e in diff.added]),
