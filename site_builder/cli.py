@@ -204,6 +204,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if unreadable:
             _report(unreadable)
             return USAGE
+        _report([d for d in base.diagnostics if d.code == "W607"])  # said, not counted: no id can vanish
         found += vanished(base, side_of(str(source), checked.evaluation, checked.diagnostics))
     _report(found, args.format)
     if args.format == "text" and not args.quiet:

@@ -56,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
         print(format_all(usage, "text"), file=sys.stderr)
         return USAGE
     for side in sides:
+        empty = [d for d in side.diagnostics if d.code == "W607"]
+        if empty:
+            print(format_all(empty, "text"), file=sys.stderr)
         errors = _errors(side)
         if errors:
             print(format_all(errors, "text"), file=sys.stderr)

@@ -262,7 +262,6 @@ def test_network_json_in_git(history):
 
 @pytest.mark.parametrize("spec, message", [
     ("git:no-such-rev", "unknown git revision"),
-    ("git:HEAD:nowhere", "does not exist in revision"),
     ("nothing-here", "neither a documents folder"),
     ("git:-x", "not a git revision"),
 ])
@@ -271,6 +270,22 @@ def test_usage_problems_become_e802(history, spec, message):
     side = read_side(spec, cwd=history.root)
     assert [d.code for d in side.diagnostics] == ["E802"] and message in side.diagnostics[0].message
     assert side.beliefs == {}
+
+
+def test_a_revision_without_the_source_is_an_empty_base_not_a_usage_error(history, cli, monkeypatch):
+    """The pull request that adds a repository's first beliefs: its base has no beliefs/, and
+    diff, check --base and build --diff-base all stopped with exit 2 (no preview at all)."""
+    git(history.root, "commit", "-q", "--allow-empty", "-m", "before any belief")
+    history.commit(BASE, "the first beliefs")
+    side = read_side("git:HEAD~1:beliefs", cwd=history.root)
+    assert [d.code for d in side.diagnostics] == ["W607"] and side.beliefs == {}
+    assert "beliefs does not exist in revision 'HEAD~1'" in side.diagnostics[0].message
+    monkeypatch.chdir(history.root)
+    code, out, err = cli("diff", "git:HEAD~1:beliefs", "beliefs", "--format", "json")
+    assert code == 0 and json.loads(out)["counts"]["added"] == len(BASE) and " W607 " in err
+    assert cli("check", "beliefs", "--base", "HEAD~1")[0] == 0
+    code, _, err = cli("build", "beliefs", "-o", "site", "--no-search", "--diff-base", "HEAD~1")
+    assert code == 0 and (history.root / "site" / "changes" / "index.html").is_file(), err
 
 
 def test_git_sources_equal_the_folder_read_from_disk(history):

@@ -25,6 +25,10 @@ class GitProblem(Exception):
     """git is missing, the folder is no repository, or a revision or path does not exist."""
 
 
+class NotInRevision(GitProblem):
+    """The revision exists but holds no such path (a pull request adding the first beliefs)."""
+
+
 def _git(cwd: Path | None, *args: str, data: bytes | None = None) -> bytes:
     try:
         done = subprocess.run(["git", *args], cwd=cwd, input=data, capture_output=True,
@@ -139,7 +143,7 @@ def git_sources(rev: str, path: str, cwd: Path | None = None) -> Sources:
     try:
         kind = _git(cwd, "cat-file", "-t", f"{commit}:{path}").decode().strip()
     except GitProblem:
-        raise GitProblem(f"{path or '.'} does not exist in revision {rev!r}") from None
+        raise NotInRevision(f"{path or '.'} does not exist in revision {rev!r}") from None
     if kind == "tree":
         return _folder(commit, path, shown_root, cwd)
     obj = _git(cwd, "rev-parse", f"{commit}:{path}").decode().strip()

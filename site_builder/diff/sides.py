@@ -17,7 +17,7 @@ from ..evaluate import Evaluation, evaluate
 from ..load import DOCUMENTS, Sources, load
 from ..model import Belief
 from ..parse import parse
-from .gitsource import GitProblem, git_sources, is_revision, repository_path
+from .gitsource import GitProblem, NotInRevision, git_sources, is_revision, repository_path
 
 __all__ = ["Side", "side_of", "read_side", "GIT_PREFIX"]
 
@@ -78,9 +78,14 @@ def _sources(spec: str, default_source: Path, cwd: Path | None) -> Sources:
 def read_side(spec: str, default_source: Path | str = "beliefs", cwd: Path | None = None,
               limit: int = 100) -> Side:
     """Read and evaluate one side; usage problems (no such path, revision or git) become an
-    E802 diagnostic on an empty network, as `load` does for a missing folder."""
+    E802 diagnostic on an empty network, as `load` does for a missing folder; a revision
+    without the path is an empty network with W607 (the change adds the first beliefs)."""
     try:
         sources = _sources(spec, Path(default_source), cwd)
+    except NotInRevision as exc:  # compared as an empty network: everything is added
+        problem = Diagnostic(spec, 0, "W607", f"holds no beliefs: {exc}",
+                             "compared as an empty network (every belief of the other side is new)")
+        sources = Sources(spec, DOCUMENTS, (), None, (problem,))
     except GitProblem as exc:
         problem = Diagnostic(spec, 0, "E802", str(exc),
                              "pass a documents folder, a network.json, or git:REV[:PATH]")
