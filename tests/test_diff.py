@@ -394,6 +394,15 @@ def test_markdown_is_short_on_top_and_inert(history):
     assert "[`b`](https://example.org/pr-7/belief/b/)" in text
 
 
+def test_markdown_never_links_a_belief_the_head_site_has_no_page_for(history):
+    """Removing p flips a, b and c: the flips table linked p, a 404 on the preview site."""
+    history.commit(BASE, "base")
+    history.commit(edited(BASE, p=None), "p removed")
+    text = render(history.diff(), "markdown", site_url="https://example.org/pr-7/")
+    assert "belief/p/" not in text and "`p`" in text
+    assert "[`a`](https://example.org/pr-7/belief/a/)" in text
+
+
 def test_markdown_stays_under_the_comment_limit(tmp_path):
     ids = [f"b{i:05d}-" + "long" * 40 for i in range(3000)]
     beliefs = {i: Belief(i, "x" * 300) for i in ids}

@@ -32,13 +32,15 @@ def text(value: str, limit: int = 120) -> str:
 class _Ids:
     """Ids as code spans, linked to their pages when the site's URL is known."""
 
-    def __init__(self, site_url: str | None, prefix: str) -> None:
+    def __init__(self, site_url: str | None, prefix: str, gone: frozenset[str] = frozenset()) -> None:
         self.base = f"{site_url.rstrip('/')}/{prefix}/" if site_url else None
+        self.gone = gone
+        """Ids the head site has no page for (removed, renamed without alias): never linked."""
 
     def __call__(self, belief_id: str, link: bool = True) -> str:
         # Ids match the spec §3.1 grammar ([a-z0-9.-] and ':'): safe inside a code span.
         code = f"`{belief_id}`"
-        if not (link and self.base):
+        if not (link and self.base) or belief_id in self.gone:
             return code
         return f"[{code}]({self.base}{belief_id.replace(':', '/')}/)"
 
@@ -108,7 +110,8 @@ def _errors(diff: NetworkDiff) -> list[str]:
 
 def markdown(diff: NetworkDiff, site_url: str | None = None, prefix: str = "belief") -> str:
     """The whole summary, at most MAX_BYTES long in UTF-8."""
-    ref = _Ids(site_url, prefix)
+    gone = frozenset(e.id for e in diff.removed) | {r.source for r in diff.renamed if r.via != "alias"}
+    ref = _Ids(site_url, prefix, gone)
     head = _headline(diff)
     if diff.is_empty:
         return "\n".join(head + ["", "No belief changed."]) + "\n"
