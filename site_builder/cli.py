@@ -16,7 +16,7 @@ from typing import NoReturn
 
 from . import __version__, review
 from .config import flag_overrides, load_config, utf8_text, with_overrides
-from .diagnostics import Diagnostic, format_all, has_errors
+from .diagnostics import Diagnostic, counted, format_all, has_errors
 from .load import DOCUMENTS, source_kind
 from .cache import cache_folder
 from .pipeline import build, check, exported, formatted, imported
@@ -173,11 +173,8 @@ def _report(diagnostics, fmt: str = "text") -> None:
 def _summary(diagnostics, count: int) -> str:
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
-    return ", ".join(_counted(n, word) for n, word in ((count, "belief"), (errors, "error"), (warnings, "warning")))
+    return ", ".join(counted(n, word) for n, word in ((count, "belief"), (errors, "error"), (warnings, "warning")))
 
-
-def _counted(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _missing(source: Path, problems: list[Diagnostic]) -> bool:
@@ -287,7 +284,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         replace_file(Path(args.output), data)
         if not args.quiet:
-            print(f"wrote {_counted(len(checked.parsed.network.beliefs), 'belief')} to {args.output}", file=sys.stderr)
+            print(f"wrote {counted(len(checked.parsed.network.beliefs), 'belief')} to {args.output}", file=sys.stderr)
     return OK
 
 
@@ -340,7 +337,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         return USAGE if any(d.code == "E802" for d in built.diagnostics) else FAILED
     if not args.quiet:
         total = len(built.checked.parsed.network.beliefs)
-        count = _counted(total, "belief") if built.published is None else f"{built.published} of {total} beliefs"
+        count = counted(total, "belief") if built.published is None else f"{built.published} of {total} beliefs"
         reused = f", {built.reused} unchanged belief pages kept" if built.reused else ""
         reused += f", {built.unparsed} unchanged documents not parsed again" if built.unparsed else ""
         reused += f" ({built.unread} not read)" if built.unread else ""

@@ -126,6 +126,11 @@ _PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)
 """A folder inside the site: no `..`, no absolute path, nothing a URL would need to escape."""
 
 
+def templates_problem(base: Path, templates: str) -> str | None:
+    """Why the `templates` option (relative to the configuration's folder) names no folder."""
+    return None if (base / templates).is_dir() else f"names no folder: {base / templates} not found"
+
+
 def option_problem(key: str, value: Any) -> str | None:
     """What is wrong with the value of option `key` (both hosts), or None."""
     expected = _OPTION_TYPES[key]
@@ -138,8 +143,8 @@ def option_problem(key: str, value: Any) -> str | None:
     if key == "prefix" and not _PREFIX.fullmatch(value.strip("/")):
         return ("must be a folder inside the site, such as 'belief' (letters, digits, '.', '_' and '-', "
                 "'/' between folders)")
-    if key == "prefix" and value.strip("/").split("/")[0] in SITE_NAMES:
-        return f"must not start with {value.strip('/').split('/')[0]!r}: the site writes its own files there"
+    if key == "prefix" and (top := value.strip("/").split("/")[0]) in SITE_NAMES:
+        return f"must not start with {top!r}: the site writes its own files there"
     if key == "visible_to" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
         return "must be a list of tags"
     if key in ("templates", "site_url", "repo_url", "edit_uri", "docs_dir") and not isinstance(value, str):
@@ -204,8 +209,8 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
             values[key] = value
     for key, value in list(values.items()):
         problem = option_problem(key, value)
-        if problem is None and key == "templates" and not (candidate.parent / value).is_dir():
-            problem = f"names no folder: {candidate.parent / value} not found"
+        if problem is None and key == "templates":
+            problem = templates_problem(candidate.parent, value)
         if problem:
             found.append(Diagnostic(str(candidate), _key_line(text, key), "E802", f"option {key!r} {problem}"))
             del values[key]

@@ -100,6 +100,11 @@ class Diagnostic:
         return out + (f"\n    hint: {self.hint}" if self.hint else "")
 
 
+def counted(n: int, word: str) -> str:
+    """`1 error`, `2 errors`: a count as the messages print it."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def has_errors(diagnostics: Iterable[Diagnostic], strict: bool = False) -> bool:
     """True when any error (or, with strict, any warning) is present."""
     return any(strict or d.severity == ERROR for d in diagnostics)

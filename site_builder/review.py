@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .config import load_config, utf8_text
-from .diagnostics import format_all
+from .diagnostics import counted, format_all
 from .diff import FORMATS, compare, read_side, render
 from .write import replace_file
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         errors = _errors(side)
         if errors:
             print(format_all(errors, "text"), file=sys.stderr)
-            print(f"belief-site diff: {side.label} has {len(errors)} error{'' if len(errors) == 1 else 's'}; the diff covers the "
+            print(f"belief-site diff: {side.label} has {counted(len(errors), 'error')}; the diff covers the "
                   "beliefs that could be read (run `belief-site check`)", file=sys.stderr)
     diff = compare(*sides, limit=config.panel_max_items)
     report = render(diff, args.format, args.site_url, config.prefix)

@@ -34,7 +34,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from .config import CONFIG_FILE, SiteConfig, flag_overrides
-from .diagnostics import Diagnostic, format_all, has_errors
+from .diagnostics import Diagnostic, counted, format_all, has_errors
 from .processes import owned_prefix, remove_left_by_dead
 from .rebuild import Rebuilder, Reply, crash_text, settings
 from .render.pages import templates_dir
@@ -423,7 +423,7 @@ class _Builder:
             # the pages shown since `pages` are these: only pages that loaded the search bundle reload
             snap = self.state.searched() if early == [errors] else self.state.publish(out, errors, False)
             kept = f", {reply.reused} unchanged belief pages kept" if reply.reused else ""
-            _say(f"built {reply.beliefs} belief{'' if reply.beliefs == 1 else 's'} ({reply.files} files{kept}) in {elapsed:.1f} s"
+            _say(f"built {counted(reply.beliefs, 'belief')} ({reply.files} files{kept}) in {elapsed:.1f} s"
                  + (" (with errors: see above)" if has_errors(found) else ""))
         elif early:  # Pagefind failed after the pages were put in place
             snap = self.state.publish(out, errors or "the search index failed", True, stale_search=True)

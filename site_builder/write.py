@@ -51,7 +51,8 @@ def replace_file(path: Path, data: bytes) -> None:
     names the target, not the temporary file. A device or a pipe (`-o /dev/null`,
     `/dev/stdout`) is written into, never replaced: a rename would put a file in its place."""
     try:
-        special = not stat.S_ISREG(os.stat(path).st_mode) and not path.is_dir()
+        mode = os.stat(path).st_mode
+        special = not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
     except OSError:  # not there (or not reachable: mkstemp below says why)
         special = False
     if special:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from html import escape
 
+from ..diagnostics import counted
 from .records import Flip, NetworkDiff
 
 __all__ = ["markdown", "MAX_BYTES"]
@@ -100,7 +101,7 @@ def _headline(diff: NetworkDiff) -> list[str]:
 
 def _errors(diff: NetworkDiff) -> list[str]:
     """A warning when a side has errors: what they left out shows as removed or added."""
-    sides = [f"{'the base' if k == 0 else 'the head'} has {n} error{'' if n == 1 else 's'}"
+    sides = [f"{'the base' if k == 0 else 'the head'} has {counted(n, 'error')}"
              for k, n in enumerate(diff.errors) if n]
     if not sides:
         return []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..diagnostics import counted
 from .markdown import markdown
 from .records import FieldChange, Flip, NetworkDiff, to_json
 
@@ -51,7 +52,7 @@ def text(diff: NetworkDiff) -> str:
     out = [f"{diff.base} .. {diff.head}: {summary_line(diff)}"]
     for side, count in zip((diff.base, diff.head), diff.errors):
         if count:
-            out.append(f"warning: {side} has {count} error{'' if count == 1 else 's'}: beliefs that could "
+            out.append(f"warning: {side} has {counted(count, 'error')}: beliefs that could "
                        "not be read are missing from this comparison")
     if diff.is_empty:
         return "\n".join(out) + "\nno belief changed\n"

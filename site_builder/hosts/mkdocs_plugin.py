@@ -45,7 +45,7 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 
-from ..config import SURROGATE_PROBLEM, SiteConfig, holds_surrogate, option_problem
+from ..config import SURROGATE_PROBLEM, SiteConfig, holds_surrogate, option_problem, templates_problem
 from ..diagnostics import Diagnostic
 from ..model import Belief
 from ..pipeline import Checked, _context, _kept, check
@@ -125,8 +125,9 @@ def site_config(options: BeliefsConfig, config: Any) -> SiteConfig:
         if problem:
             raise PluginError(f"beliefs: option {key!r} {problem}")
     base = Path(os.path.dirname(os.path.abspath(config.config_file_path))) if config.config_file_path else Path(".")
-    if options.templates and not (base / options.templates).is_dir():
-        raise PluginError(f"beliefs: option 'templates' names no folder: {base / options.templates} not found")
+    problem = templates_problem(base, options.templates) if options.templates else None
+    if problem:
+        raise PluginError(f"beliefs: option 'templates' {problem}")
     # edit_uri as written: MkDocs fills in a default relative to docs_dir, while belief
     # documents live outside it; the core has its own default (views.edit_link).
     edit_uri = None

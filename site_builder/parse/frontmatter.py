@@ -38,8 +38,6 @@ def _strict_loader() -> type:
         raise yaml.constructor.ConstructorError(None, None, message, node.start_mark)
 
     def construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False):
-        if not isinstance(node, yaml.MappingNode):  # `!!str`'s only mismatch is caught by PyYAML
-            refuse("expected a map", node)
         seen: set = set()
         for key_node, _ in node.value:
             key = loader.construct_object(key_node, deep=True)
