@@ -494,3 +494,50 @@ def test_the_explorer_survives_a_malformed_fragment_and_follows_a_changed_one(pa
     link.wait_for(state="visible")
     assert link.get_attribute("href") == f"../belief/{SEED}/"
     assert page.problems == []
+
+
+@pytest.fixture(scope="module")
+def served_changes(tmp_path_factory):
+    """A site built with --diff-base: d's claim reworded (a long unbroken word added), p retracted."""
+    import json
+    from site_builder.cli import main
+    root = tmp_path_factory.mktemp("changes")
+    word = "Concurrent" + "SkipList" * 40
+
+    def network(p_status: str, d_claim: str) -> dict:
+        return {"nodes": {"p": {"text": "A premise.", "truth_value": p_status},
+                          "d": {"text": d_claim, "truth_value": "IN",
+                                "justifications": [{"type": "SL", "antecedents": ["p"], "outlist": []}]}}}
+    (root / "base.json").write_text(json.dumps(network("IN", "It rests on the premise.")), encoding="utf-8")
+    (root / "head.json").write_text(json.dumps(network("OUT", f"It rests on the {word} premise.")),
+                                    encoding="utf-8")
+    site = root / "site"
+    assert main(["build", str(root / "head.json"), "-o", str(site), "-q", "--no-search", "--no-cache",
+                 "--diff-base", str(root / "base.json")]) == 0
+    server, url = _serve(site)
+    yield url
+    server.shutdown()
+
+
+def test_a_change_tag_opens_what_changed_word_by_word(browser, served_changes):
+    """A reviewer on a belief page follows its "edited" tag to the changes page, scrolled to
+    that belief, where the removed and added words are marked (struck through, underlined,
+    and said to screen readers), and a long word still fits a phone."""
+    context = browser.new_context(viewport={"width": 375, "height": 700})
+    tab = _watched(context, served_changes)
+    tab.goto(served_changes + "belief/d/")
+    tab.get_by_role("link", name="edited").click()
+    tab.wait_for_url("**/changes/#edited-d")
+    entry = tab.locator("li:target")
+    assert entry.get_attribute("id") == "edited-d" and entry.is_visible()
+    box = entry.bounding_box()
+    assert box is not None and 0 <= box["y"] < 700  # scrolled into view
+    added = entry.locator("ins")
+    assert added.inner_text().startswith("Concurrent") and added.is_visible()
+    said = tab.evaluate("[...document.querySelectorAll('li:target ins, #edited-p del')].map("
+                        "e => getComputedStyle(e, '::before').content)")
+    assert said == ['" [added: "', '" [removed: "'], said
+    assert "line-through" in tab.evaluate("getComputedStyle(document.querySelector('#edited-p del')).textDecorationLine")
+    assert tab.evaluate("document.documentElement.scrollWidth") <= 375
+    assert tab.problems == []
+    context.close()

@@ -588,6 +588,59 @@ def test_changes_page_hides_unpublished_beliefs(history):
     assert "1 status flips" in html and "… → " in html  # x flips; its path starts hidden
 
 
+def _changes_page(history, head_net: dict, config: SiteConfig = SiteConfig(search=False)) -> str:
+    history.commit(BASE, "base")
+    history.commit(head_net, "change")
+    diff = history.diff()
+    head = read_side("git:HEAD", cwd=history.root)
+    ctx = RenderContext(head.evaluation, config, frozenset(head.beliefs), diff=diff, marks=diff.marks())
+    (page,) = changes.emit(ctx)
+    return page.data.decode()
+
+
+def test_changes_page_shows_what_each_edit_changed_word_by_word(history):
+    """The page named the changed fields ("claim") and nothing of what changed: a reviewer
+    had to find the old text in the git diff. Now the claim shows word by word, escaped (a
+    claim is untrusted), a justification's antecedents and a premise's stated status too."""
+    page = _changes_page(history, edited(BASE, p=premise(claim="Claim of p, with <script>x()</script> added."),
+                                         c=derived("b", "d"), z=premise("IN")))
+    assert ('<li id="edited-p">' in page and "<dt>claim</dt>" in page
+            and '<div class="diff-line">Claim of p<ins>, with &lt;script&gt;x()&lt;/script&gt; added</ins>.</div>'
+            in page), page
+    assert "<script>x()" not in page
+    assert '<div class="diff-line">SL — reason 1: b, <del>q</del><ins>d</ins></div>' in page
+    assert '<li id="edited-z">' in page and '<dt>status</dt>\n<dd><div class="diff-line"><del>OUT</del><ins>IN</ins>' in page
+    assert '<tr id="flip-x"' in page  # z's flip turns x OUT: the belief page's tag links here
+
+
+def test_changes_page_details_the_first_edits_and_names_the_fields_of_the_rest(history, monkeypatch):
+    monkeypatch.setattr(changes, "DETAILED", 1)
+    page = _changes_page(history, edited(BASE, p=premise(claim="New p."), q=premise(claim="New q.")))
+    assert page.count('<dl class="field-diffs">') == 1 and "<del>Claim of</del><ins>New</ins> p." in page
+    assert '<li id="edited-q">' in page and "The first 1 edits are shown word by word; 1 more name" in page
+
+
+def test_a_partial_site_names_changed_fields_without_their_values(history):
+    """An old value may cite or tag a belief the site must not show: fields only."""
+    page = _changes_page(history, edited(BASE, p=premise(claim="New p.")), SiteConfig(visible_to=()))
+    assert '<li id="edited-p">' in page and "— claim" in page
+    assert "field-diffs" not in page and "Claim of p" not in page and "more name" not in page
+
+
+def test_a_belief_page_change_tag_links_to_its_entry_on_the_changes_page(history, cli, monkeypatch, tmp_path):
+    history.commit(BASE, "base")
+    history.commit(edited(BASE, q=premise(claim="Reworded q."), z=premise("IN")), "change")
+    monkeypatch.chdir(history.root)
+    code, _, err = cli("build", "beliefs", "-o", tmp_path / "site", "--no-search", "--no-cache",
+                       "--diff-base", "HEAD~1", "-q")
+    assert code == 0, err
+    site = tmp_path / "site"
+    page = (site / "changes" / "index.html").read_text(encoding="utf-8")
+    for belief, anchor in (("q", "edited-q"), ("z", "edited-z"), ("x", "flip-x")):
+        html = (site / "belief" / belief / "index.html").read_text(encoding="utf-8")
+        assert f'href="../../changes/#{anchor}"' in html and f'id="{anchor}"' in page, belief
+
+
 # ----------------------------------------------------------------------------------------
 # A shared real network: the flips of a retraction == ftl-reasons' what-if retract
 # ----------------------------------------------------------------------------------------

@@ -12,18 +12,25 @@ the network, so their tags cannot be checked) are listed only when everything is
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterator
 
 from markupsafe import escape
 
 from .. import urls
 from ..diff import redirects
+from ..diff.records import FieldChange
 from . import OutputFile, RenderContext
+from .textdiff import lines
 from .views import ref
 
-__all__ = ["emit", "emit_redirects", "PATH"]
+__all__ = ["emit", "emit_redirects", "field_diffs", "PATH", "DETAILED"]
 
 PATH = "changes/index.html"
+
+DETAILED = 200
+"""Edited (and renamed) beliefs whose changes the page shows word by word; past them it
+names the changed fields only (`belief-site diff --format json` has every value)."""
 
 
 def _any_ref(ctx: RenderContext, belief_id: str, here: str) -> dict[str, Any] | None:
@@ -63,10 +70,59 @@ def _flips(ctx: RenderContext, diff, here: str) -> list[dict[str, Any]]:
     return rows
 
 
+def _as_lines(field: str, value: Any) -> list[str]:
+    """A field's value (diff.fields: JSON-shaped) as lines of text to compare."""
+    if value is None:
+        return ["(computed from its justifications)"] if field == "status" else []
+    if field == "justifications":
+        return [_justification_line(j) for j in value]
+    if isinstance(value, str):
+        return value.split("\n")
+    if isinstance(value, dict):
+        return [f"{key}: {json.dumps(value[key], ensure_ascii=False, sort_keys=True)}" for key in sorted(value)]
+    if isinstance(value, list):
+        return [v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for v in value]
+    return [json.dumps(value, ensure_ascii=False)]
+
+
+def _justification_line(j: dict[str, Any]) -> str:
+    line = j["type"] + (f" \u2014 {j['label']}" if j["label"] else "")
+    line += ": " + (", ".join(j["antecedents"]) or "(no antecedents)")
+    if j["outlist"]:
+        line += "; unless " + ", ".join(j["outlist"])
+    if j.get("assumed"):  # the assumed value of an id outside the network (§1.7.1)
+        line += "; assuming " + ", ".join(f"{k} {v}" for k, v in sorted(j["assumed"].items()))
+    if j.get("extra"):
+        line += "; " + json.dumps(j["extra"], ensure_ascii=False, sort_keys=True)
+    return line
+
+
+def field_diffs(changes: tuple[FieldChange, ...]) -> list[dict[str, Any]]:
+    """Each changed field with its old and new values compared line by line, word by word."""
+    return [{"field": c.field, "lines": lines(_as_lines(c.field, c.before), _as_lines(c.field, c.after))}
+            for c in changes]
+
+
+def _edits(ctx: RenderContext, diff, here: str, full: bool) -> tuple[list, list]:
+    """The renamed and edited entries; on a site that publishes everything, the first
+    DETAILED of them with their field diffs (a partial site names the fields only: an
+    old value may cite or tag what it must not show)."""
+    renamed = [({"old": r.source, "new": ref(ctx, r.target, here), "via": r.via, "fields": r.fields}, r.changes)
+               for r in diff.renamed if ctx.is_visible(r.target)]
+    edited = [({"ref": ref(ctx, e.id, here), "fields": e.fields}, e.changes)
+              for e in diff.edited if ctx.is_visible(e.id)]
+    budget = DETAILED if full else 0
+    for entry, changes in (*renamed, *edited):
+        entry["diffs"] = field_diffs(changes) if changes and budget > 0 else None
+        budget -= bool(changes)
+    return [e for e, _ in renamed], [e for e, _ in edited]
+
+
 def changes_view(ctx: RenderContext, diff, here: str = PATH) -> dict[str, Any]:
     """Everything the changes page shows, visibility applied."""
     full = ctx.config.visible_to is None
     flips = _flips(ctx, diff, here)
+    renamed, edited = _edits(ctx, diff, here, full)
     return {
         "base": diff.base,
         "flips": flips,
@@ -74,10 +130,10 @@ def changes_view(ctx: RenderContext, diff, here: str = PATH) -> dict[str, Any]:
         "out_to_in": sum(f["before"] == "OUT" for f in flips),
         "added": [r for r in (ref(ctx, e.id, here) for e in diff.added) if r],
         "removed": [{"id": e.id, "status": e.status, "claim": e.claim} for e in diff.removed] if full else [],
-        "renamed": [{"old": r.source, "new": ref(ctx, r.target, here), "via": r.via,
-                     "fields": r.fields} for r in diff.renamed if ctx.is_visible(r.target)],
-        "edited": [{"ref": ref(ctx, e.id, here), "fields": e.fields}
-                   for e in diff.edited if ctx.is_visible(e.id)],
+        "renamed": renamed,
+        "edited": edited,
+        "detailed": DETAILED,
+        "undetailed": sum(1 for e in (*renamed, *edited) if e["fields"] and e["diffs"] is None) if full else 0,
     }
 
 
