@@ -137,11 +137,15 @@ def _parser() -> argparse.ArgumentParser:
     quiet(p)
 
     p = command("serve", "build, serve on localhost and rebuild on every change",
-                "Build the site, serve it on http://127.0.0.1:PORT/, watch the sources, the config\n"
-                "and the templates, rebuild on change and reload open browsers. A broken belief\n"
-                "shows its diagnostic in the terminal and in the page; the server keeps running.")
+                "Build the site, serve it on http://127.0.0.1:PORT/ (or --host ADDR), watch the\n"
+                "sources, the config and the templates, rebuild on change and reload open browsers.\n"
+                "A broken belief shows its diagnostic in the terminal and in the page; the server\n"
+                "keeps running.")
     source_args(p)
-    p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0 picks a free one)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 picks a free one)")
+    p.add_argument("--host", default="127.0.0.1", metavar="ADDR",
+                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
+                        "interface, as inside a container whose port is forwarded)")
     site_flags(p)
 
     p = command("diff", "what a change does to the network: edits, renames and status flips",

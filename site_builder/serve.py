@@ -18,13 +18,16 @@ responses only, when they are served.
 from __future__ import annotations
 
 import argparse
+import errno
 import html
 import http.server
+import ipaddress
 import json
 import os
 import queue
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -225,12 +228,13 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self._respond(head=True)
 
     def _host_ok(self) -> bool:
-        """Only local names: a page on another site cannot read this one by DNS rebinding."""
+        """A Host header naming localhost, an IP address or the --host name: a page on another
+        site cannot read this one by DNS rebinding, which needs a name of its own."""
         host = self.headers.get("Host")
         if host is None:
             return True
-        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-        return name.lower() in ("127.0.0.1", "localhost", "[::1]")
+        name = (host.rsplit(":", 1)[0] if not host.endswith("]") else host).strip("[]").lower()
+        return name in ("localhost", self.host.lower()) or _is_address(name)
 
     def _send(self, status: int, body: bytes, content_type: str, head: bool) -> None:
         self.send_response(status)
@@ -242,7 +246,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     def _respond(self, head: bool) -> None:
         if not self._host_ok():
-            self._send(403, b"belief-site serve answers on 127.0.0.1 and localhost only\n",
+            self._send(403, b"belief-site serve answers to localhost, IP addresses and its --host name only\n",
                        "text/plain; charset=utf-8", head)
             return
         path = unquote(urlsplit(self.path).path)
@@ -277,6 +281,21 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             super().do_HEAD() if head else super().do_GET()
 
 
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host.lower() == "localhost"
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 def _read(file: Path) -> bytes | None:
     try:
         return file.read_bytes() if file.is_file() else None
@@ -292,12 +311,19 @@ class _Server(http.server.ThreadingHTTPServer):
             super().handle_error(request, client_address)  # a real bug: show it, keep serving
 
 
-def _server(port: int, state: _State, placeholder: Path) -> _Server:
-    handler = type("Handler", (_Handler,), {"state": state})
+def _server(host: str, port: int, state: _State, placeholder: Path) -> _Server:
+    handler = type("Handler", (_Handler,), {"state": state, "host": host})
+    server = type("Server", (_Server,), {"address_family": socket.AF_INET6}) if ":" in host else _Server
 
     def make(*args, **kwargs):
         return handler(*args, directory=str(placeholder), **kwargs)
-    return _Server(("127.0.0.1", port), make)
+    return server((host, port), make)
+
+
+def _url(host: str, port: int) -> str:
+    """Where a browser on this machine finds the server (a wildcard address names no host)."""
+    shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
+    return f"http://{shown}:{port}/"
 
 
 # --- watching -----------------------------------------------------------------------------------
@@ -493,10 +519,10 @@ def run(args: argparse.Namespace) -> int:
     server, serving, builder = None, None, None
     try:
         try:
-            server = _server(args.port, state, root)
+            server = _server(args.host, args.port, state, root)
         except OSError as exc:
-            _say(f"belief-site: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}"
-                 " (another server? try --port 0)")
+            busy = " (another server? try --port 0)" if exc.errno == errno.EADDRINUSE else ""
+            _say(f"belief-site: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}{busy}")
             return FAILED
         builder = _Builder(args, state, root)
         builder()
@@ -504,7 +530,9 @@ def run(args: argparse.Namespace) -> int:
         serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                                    name="belief-site-http", daemon=True)
         serving.start()
-        _say(f"Serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)")
+        _say(f"Serving {_url(args.host, server.server_address[1])} (Ctrl+C to stop)")
+        if not _loopback(args.host):
+            _say(f"belief-site: listening on {args.host}: whoever can reach this machine can read the site")
         restarted = 0.0
         while True:
             try:

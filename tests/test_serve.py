@@ -409,3 +409,44 @@ def test_serve_takes_builds_flags_for_the_site_it_builds(tmp_path, serve):
     assert b"Edited while served." in served.get(f"belief/{BELIEF}/")[1]
     flags_hold()  # the rebuild's too
     _stopped_cleanly(served)
+
+
+def test_host_listens_on_another_address_and_says_who_can_read_it(tmp_path, serve):
+    """Inside a container serve must listen on 0.0.0.0 for a forwarded port to reach it
+    (127.0.0.2 stands for another interface: only a wildcard listener answers there). The
+    Host check still refuses names (DNS rebinding needs one) and takes IP addresses."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    local = serve(str(source), "--no-search")
+    port = local.url.rstrip("/").rsplit(":", 1)[1]
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(f"http://127.0.0.2:{port}/", timeout=5)
+    assert "whoever can reach" not in local.output()
+    _stopped_cleanly(local)
+    wide = serve(str(source), "--no-search", "--host", "0.0.0.0")
+    port = wide.url.rstrip("/").rsplit(":", 1)[1]
+    with urllib.request.urlopen(f"http://127.0.0.2:{port}/belief/{BELIEF}/", timeout=5) as response:
+        assert response.status == 200 and CLAIM.encode() in response.read()
+    assert "listening on 0.0.0.0: whoever can reach this machine can read the site" in wide.output()
+    assert wide.get("", Host=f"192.0.2.7:{port}")[0] == 200 and wide.get("", Host="[2001:db8::1]:80")[0] == 200
+    assert wide.get("", Host=f"attacker.example:{port}")[0] == 403
+    _stopped_cleanly(wide)
+
+
+def test_an_address_it_cannot_listen_on_is_said_with_the_likely_cause(tmp_path):
+    """A port in use suggests another server and --port 0; an unknown --host name says so."""
+    import socket
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = subprocess.run([*COMMAND, "serve", str(source), "--no-search", "--port", str(port)],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert busy.returncode == 1 and f"cannot listen on 127.0.0.1:{port}:" in busy.stderr, busy.stderr
+    assert "(another server? try --port 0)" in busy.stderr
+    unknown = subprocess.run([*COMMAND, "serve", str(source), "--no-search", "--host", "no-such-host.invalid"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert unknown.returncode == 1 and "cannot listen on no-such-host.invalid:8000:" in unknown.stderr
+    assert "another server" not in unknown.stderr and "Traceback" not in unknown.stderr
