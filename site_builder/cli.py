@@ -16,7 +16,7 @@ from typing import NoReturn
 
 from . import __version__, review
 from .config import flag_overrides, load_config, utf8_text, with_overrides
-from .diagnostics import Diagnostic, counted, format_all, has_errors
+from .diagnostics import Diagnostic, counted, format_all, has_errors, os_problem
 from .load import DOCUMENTS, source_kind
 from .cache import cache_folder
 from .pipeline import build, check, exported, formatted, imported
@@ -385,8 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return OK
     except OSError as exc:  # an output that cannot be written (a read-only or missing folder, a full disk)
-        where = f": {exc.filename}" if exc.filename else ""
-        print(f"belief-site: {exc.strerror or exc}{where}", file=sys.stderr)
+        print(f"belief-site: {os_problem(exc)}", file=sys.stderr)
         return FAILED
 
 

@@ -5,8 +5,11 @@ The core only collects these; hosts decide how to print them and which exit code
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable
 
 ERROR = "error"
@@ -103,6 +106,19 @@ class Diagnostic:
 def counted(n: int, word: str) -> str:
     """`1 error`, `2 errors`: a count as the messages print it."""
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def os_problem(exc: OSError) -> str:
+    """An OSError as a message: its reason and file; where the path runs through a file
+    (`-o notes.txt/site`), that file is named (mkdir says "File exists", open "Not a
+    directory", neither says which part)."""
+    where = f": {exc.filename}" if exc.filename is not None else ""
+    if exc.filename is not None and exc.errno in (errno.EEXIST, errno.ENOTDIR):
+        path = Path(os.fsdecode(exc.filename))
+        for part in [*reversed(path.parents), *((path,) if exc.errno == errno.ENOTDIR else ())]:
+            if part.exists() and not part.is_dir():
+                return f"{part} is a file, not a folder{where}"
+    return f"{exc.strerror or exc}{where}"
 
 
 def has_errors(diagnostics: Iterable[Diagnostic], strict: bool = False) -> bool:

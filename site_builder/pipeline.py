@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 
 from .checks import check_documents
 from .diff import alias_problems, compare, read_side, side_of
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, os_problem
 from .evaluate import DEFAULT_LIMIT, Evaluation, evaluate
 from .fmt import encode, format_document
 from .ids import document_path
@@ -280,7 +280,7 @@ def _save_documents(documents: DocumentsCache | None, facts: tuple[Facts, ...], 
 
 
 def _no_cache(cache: Path, exc: OSError) -> Diagnostic:
-    return Diagnostic(str(cache), 0, "W804", f"cannot use the cache folder: {exc.strerror or exc}",
+    return Diagnostic(str(cache), 0, "W804", f"cannot use the cache folder: {os_problem(exc)}",
                       "the build went on without it; choose a writable --cache-dir, or --no-cache")
 
 
@@ -370,8 +370,7 @@ def _stopped(exc: Exception, ctx: RenderContext, out: Path) -> Diagnostic | None
         return Diagnostic(str(out), 0, "E806", "a render worker ended abruptly (killed, or out of memory); "
                           "nothing was written", "build again; with little memory, use fewer --jobs")
     if isinstance(exc, OSError):  # a read-only or missing place, a full disk: the old site stays
-        where = f": {exc.filename}" if exc.filename else ""
-        return Diagnostic(str(out), 0, "E806", f"cannot read or write a file of the build: {exc.strerror or exc}{where}",
+        return Diagnostic(str(out), 0, "E806", f"cannot read or write a file of the build: {os_problem(exc)}",
                           "the output folder (-o) must be one this user can create and write; the "
                           "templates folder's files must be readable")
     return None
