@@ -394,6 +394,21 @@ def test_markdown_is_short_on_top_and_inert(history):
     assert "[`b`](https://example.org/pr-7/belief/b/)" in text
 
 
+def test_markdown_shows_what_an_edit_of_a_claim_changed(history):
+    """The comment named the changed field ("claim") only: now the words removed and added,
+    a little context around them, inert (a claim is untrusted), the first few edits."""
+    long_claim = "Words here and " + "filler " * 20 + "more old words at the end."
+    history.commit(edited(BASE, q=premise(claim=long_claim), a=derived("p", claim="a b c d e f g h")), "base")
+    history.commit(edited(BASE, p=premise(claim="Claim of p, now <b>bold</b> and @octocat."),
+                          q=premise(claim=long_claim.replace("old", "new")),
+                          a=derived("p", claim="A b C d E f G h")), "reword")
+    text = render(history.diff(), "markdown")
+    assert "- `p`: claim (Claim of p<ins>, now &lt;b&gt;bold&lt;/b&gt; and @\u200boctocat</ins>\\.)" in text, text
+    assert "- `q`: claim (… filler filler filler more <del>old</del><ins>new</ins> words at the end\\.)" in text
+    assert ("- `a`: claim (<del>a</del><ins>A</ins> b <del>c</del><ins>C</ins> d <del>e</del><ins>E</ins> f "
+            "… (more on the changes page))") in text, text
+
+
 def test_markdown_never_links_a_belief_the_head_site_has_no_page_for(history):
     """Removing p flips a, b and c: the flips table linked p, a 404 on the preview site."""
     history.commit(BASE, "base")

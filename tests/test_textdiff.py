@@ -1,12 +1,12 @@
-"""Word-by-word differences for the changes page (render/textdiff.py)."""
+"""Word-by-word differences for the changes page and the pull-request comment (diff/textdiff.py)."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from site_builder.render import textdiff
-from site_builder.render.textdiff import lines, words
+from site_builder.diff import textdiff
+from site_builder.diff.textdiff import lines, words
 
 
 def test_an_edited_word_is_marked_in_place():

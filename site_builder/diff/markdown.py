@@ -13,12 +13,17 @@ import re
 from html import escape
 
 from ..diagnostics import counted
-from .records import Flip, NetworkDiff
+from .records import Edited, Flip, NetworkDiff
+from .textdiff import words
 
 __all__ = ["markdown", "MAX_BYTES"]
 
 MAX_BYTES = 60_000
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()+\-.!|~>])")
+CONTEXT = 30
+"""Characters of unchanged text kept on each side of an edit of a claim or summary."""
+SHOWN_EDITS = 3
+"""Edits of one claim or summary the comment shows (the changes page shows them all)."""
 
 
 def text(value: str, limit: int = 120) -> str:
@@ -26,8 +31,56 @@ def text(value: str, limit: int = 120) -> str:
     value = " ".join(value.split())
     if len(value) > limit:
         value = value[: limit - 1].rstrip() + "\u2026"
+    return _inert(value)
+
+
+def _inert(value: str) -> str:
     value = _SPECIAL.sub(r"\\\1", escape(value, quote=False))
     return value.replace("@", "@\u200b").replace("#", "#\u200b")
+
+
+def _reworded(before: str, after: str) -> str:
+    """What an edit of prose changed, on one line: the removed and added words with a
+    little of the text around them (GitHub shows <del> struck through, <ins> underlined)."""
+    segments = words(" ".join(before.split()), " ".join(after.split()))
+    edits, cut = 0, len(segments)
+    for k, (kind, _) in enumerate(segments):
+        if kind != "same" and (k == 0 or segments[k - 1][0] == "same"):
+            edits += 1
+            if edits > SHOWN_EDITS:
+                cut = k
+                break
+    if edits == 0:
+        return "whitespace only"
+    out = []
+    for k, (kind, value) in enumerate(segments[:cut]):
+        if kind != "same":
+            out.append(f"<{kind}>{_inert(_cut(value, 200, 0))}</{kind}>")
+        else:  # the text before the first edit, between two, and after the last shown
+            out.append(_inert(_cut(value, CONTEXT if k else 0, CONTEXT if k < cut - 1 else 0)))
+    more = " \u2026 (more on the changes page)" if cut < len(segments) else ""
+    return ("".join(out).rstrip() + more) if more else "".join(out)
+
+
+def _cut(value: str, head: int, tail: int) -> str:
+    """At most `head` characters of the start of `value` and `tail` of its end, in whole
+    words, an ellipsis between."""
+    if len(value) <= head + tail:
+        return value
+    start = value[:head]
+    if head and not value[head].isspace() and " " in start:
+        start = start.rsplit(" ", 1)[0] + " "
+    end = value[len(value) - tail:] if tail else ""
+    if end and not value[len(value) - tail - 1].isspace() and " " in end:
+        end = end[end.index(" "):]
+    return start + "\u2026" + end
+
+
+def _edited(e: Edited, ref: "_Ids") -> str:
+    """An edited belief: its changed fields, a claim or summary with what changed."""
+    fields = [f"{c.field} ({_reworded(c.before or '', c.after or '')})" if c.field in ("claim", "summary")
+              else c.field for c in e.changes]
+    return f"- {ref(e.id)}: {'; '.join(fields)}"
 
 
 class _Ids:
@@ -82,7 +135,7 @@ def _sections(diff: NetworkDiff, ref: _Ids, cap: int) -> list[str]:
     renamed = [f"- {ref(r.source, link=False)} \u2192 {ref(r.target)} "
                + ("(alias kept)" if r.via == "alias" else "(**no alias**: old links break)")
                + (f"; also edited: {', '.join(r.fields)}" if r.changes else "") for r in diff.renamed]
-    edited = [f"- {ref(e.id)}: {', '.join(e.fields)}" for e in diff.edited]
+    edited = [_edited(e, ref) for e in diff.edited]
     return [*_details("Status flips", len(flips), flips, cap, "| Belief | Status | Cause | Path |"),
             *_details("Added", len(added), added, cap),
             *_details("Removed", len(removed), removed, cap),

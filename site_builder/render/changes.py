@@ -21,7 +21,7 @@ from .. import urls
 from ..diff import redirects
 from ..diff.records import FieldChange
 from . import OutputFile, RenderContext
-from .textdiff import lines
+from ..diff.textdiff import lines
 from .views import ref
 
 __all__ = ["emit", "emit_redirects", "field_diffs", "PATH", "DETAILED"]
