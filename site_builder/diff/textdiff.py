@@ -1,8 +1,9 @@
-"""What an edit changed, word by word, for the changes page (difflib does the matching).
+"""What an edit changed, word by word: for the changes page and the pull-request comment
+(difflib does the matching).
 
 A text diff is a list of lines, each a list of segments `(kind, text)`, kind `same`, `del`
-or `ins`; the template escapes the text. Lines that stayed are kept, a changed line is
-matched word by word, removed and added lines are whole.
+or `ins`, not escaped (their readers escape them). Lines that stayed are kept, a changed
+line is matched word by word, removed and added lines are whole.
 """
 
 from __future__ import annotations
