@@ -632,7 +632,31 @@ def test_changes_page_details_the_first_edits_and_names_the_fields_of_the_rest(h
     monkeypatch.setattr(changes, "DETAILED", 1)
     page = _changes_page(history, edited(BASE, p=premise(claim="New p."), q=premise(claim="New q.")))
     assert page.count('<dl class="field-diffs">') == 1 and "<del>Claim of</del><ins>New</ins> p." in page
-    assert '<li id="edited-q">' in page and "The first 1 edits are shown word by word; 1 more name" in page
+    assert '<li id="edited-q">' in page and "— claim" in page
+    assert "shown word by word for the first 1 renamed or edited beliefs; 1 more name their" in page
+
+
+def test_the_note_on_edits_not_detailed_counts_renames_too(history, monkeypatch):
+    """It sat in the Edited section: renames past the first, with no edit, went unsaid."""
+    monkeypatch.setattr(changes, "DETAILED", 1)
+    moved = renamed(renamed(BASE, "p", "p2", alias=True), "q", "q2", alias=True)
+    moved = edited(moved, p2={**moved["p2"], "claim": "New p."}, q2={**moved["q2"], "claim": "New q."})
+    page = _changes_page(history, moved)
+    assert page.count('<dl class="field-diffs">') == 1 and page.count('<li id="renamed-') == 2
+    assert page.count('<li id="edited-') == 4  # a, c, d and x cite them: their justifications changed
+    assert "for the first 1 renamed or edited beliefs; 5 more name their changed fields only" in page
+
+
+def test_a_removed_blank_line_shows(history):
+    _changes_page(history, edited(BASE, p=premise(claim="First.\n\nSecond to stabilize it.")))
+    history.commit(edited(BASE, p=premise(claim="First.\nSecond so that it holds.")), "joined")
+    diff = history.diff()
+    head = read_side("git:HEAD", cwd=history.root)
+    (page,) = changes.emit(RenderContext(head.evaluation, SiteConfig(search=False), frozenset(head.beliefs),
+                                         diff=diff, marks=diff.marks()))
+    html = page.data.decode()
+    assert ('<div class="diff-line">First.</div><div class="diff-line"><del class="blank">(blank line)</del></div>'
+            '<div class="diff-line">Second <del>to stabilize</del><ins>so that</ins> it<ins> holds</ins>.</div>') in html
 
 
 def test_a_partial_site_names_changed_fields_without_their_values(history):

@@ -1,7 +1,8 @@
 """What changed, in the site: the changes page of a PR preview, and redirects for aliases.
 
 - `emit(ctx)`: `changes/index.html` from the NetworkDiff the build put on the context
-  (`build --diff-base REV`); nothing without one.
+  (`build --diff-base REV`); nothing without one. Each renamed or edited belief shows what
+  changed (diff/textdiff.py), the first DETAILED of them.
 - `emit_redirects(ctx)`: for every alias (spec §3.3) of a published belief, a page at the
   old URL that sends readers to the new one, and copies of its badges, because an embedded
   `<img>` follows no redirect page (published links must not break, issue 6).
