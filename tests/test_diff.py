@@ -666,7 +666,7 @@ def test_a_partial_site_names_changed_fields_without_their_values(history):
     assert "field-diffs" not in page and "Claim of p" not in page and "more name" not in page
 
 
-def test_a_belief_page_change_tag_links_to_its_entry_on_the_changes_page(history, cli, monkeypatch, tmp_path):
+def test_a_change_tag_links_to_its_entry_on_the_changes_page(history, cli, monkeypatch, tmp_path):
     history.commit(BASE, "base")
     history.commit(edited(BASE, q=premise(claim="Reworded q."), z=premise("IN")), "change")
     monkeypatch.chdir(history.root)
@@ -675,9 +675,11 @@ def test_a_belief_page_change_tag_links_to_its_entry_on_the_changes_page(history
     assert code == 0, err
     site = tmp_path / "site"
     page = (site / "changes" / "index.html").read_text(encoding="utf-8")
+    index = (site / "index.html").read_text(encoding="utf-8")
     for belief, anchor in (("q", "edited-q"), ("z", "edited-z"), ("x", "flip-x")):
         html = (site / "belief" / belief / "index.html").read_text(encoding="utf-8")
         assert f'href="../../changes/#{anchor}"' in html and f'id="{anchor}"' in page, belief
+        assert f'href="changes/#{anchor}"' in index, belief  # the index's marks link there too
 
 
 # ----------------------------------------------------------------------------------------

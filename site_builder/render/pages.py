@@ -201,13 +201,15 @@ def nogood_values(ctx: RenderContext, env: jinja2.Environment, here: str) -> dic
 
 def _index_rows(ctx: RenderContext, env: jinja2.Environment, here: str) -> ListingRows:
     ev, shown = ctx.evaluation, ctx.shown()
+    changes_href = ctx.href(here, "changes/index.html") if ctx.diff is not None else None
 
     def values(k: int) -> dict[str, Any]:
         b = shown[k]
         return {"id": b.id, "href": ctx.href(here, ctx.page(b.id)), "status": ev.value(b.id),
                 "kind": kind_of(b), "depth": ev.depth[b.id],
                 "dependents": sum(1 for d in ev.dependents[b.id] if ctx.is_visible(d.id)),
-                "claim": short(echo_of(b), 160), "changes": ctx.marks.get(b.id, ())}
+                "claim": short(echo_of(b), 160), "changes": ctx.marks.get(b.id, ()),
+                "changes_href": changes_href if b.id in ctx.marks else None}
 
     return _rows(ctx, env, "index_row", [b.id for b in shown], values)
 
