@@ -642,3 +642,34 @@ def test_a_source_inside_docs_dir_is_read_as_beliefs_only(host_env, tmp_path):
     site = tmp_path / "site"
     assert set(belief_pages(site)) == ids_of(EXAMPLE)
     assert not (site / "beliefs").exists()
+
+
+@pytest.mark.parametrize("host", ("mkdocs", "properdocs"))
+def test_pages_may_link_what_the_plugin_writes_and_keep_their_nav_titles(host_env, tmp_path, host):
+    """Found by a plugin audit: a page embedding a belief's badge failed `--strict` (the
+    badges, JSON and exports were written after the build, unknown to MkDocs); an alias got
+    no redirect page, so the old URL broke; titles the user's `nav:` gives were replaced by
+    the id; and every build printed a DeprecationWarning (edit_uri read through user_configs)."""
+    _require(host)
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    doc = source / "attention-is-non-symmetric.md"
+    doc.write_text("---\naliases: [old-symmetry]\n---\n" + doc.read_text(encoding="utf-8"), encoding="utf-8")
+    config = write_project(tmp_path, host, source, extra=(
+        "repo_url: https://github.com/team/kb\nedit_uri: edit/trunk/docs/\n"
+        "nav:\n  - Home: index.md\n  - Every belief: belief/index.md\n"
+        f"  - The seed: belief/{SEED}/index.md\n"))
+    (tmp_path / "docs" / "index.md").write_text(
+        f"# Home\n\n![status](belief/{SEED}/badge.svg) [record](belief/{SEED}/index.json) "
+        "![all](badge.svg) [every belief](beliefs.json) [for LLMs](llms.txt)\n", encoding="utf-8")
+    done = run_host(host_env, host, config, "build", "--strict", "-d", str(tmp_path / "site"))
+    assert "WARNING" not in done.stderr and "DeprecationWarning" not in done.stderr, done.stderr
+    site = tmp_path / "site"
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert f'src="belief/{SEED}/badge.svg"' in home and 'href="beliefs.json"' in home
+    assert (site / "belief" / SEED / "badge.svg").read_bytes().startswith(b"<svg")
+    redirect = (site / "belief" / "old-symmetry" / "index.html").read_text(encoding="utf-8")
+    assert "url=../attention-is-non-symmetric/" in redirect and (site / "belief" / "old-symmetry" / "badge.svg").is_file()
+    seed = (site / "belief" / SEED / "index.html").read_text(encoding="utf-8")
+    assert "<title>The seed - beliefs test</title>" in seed and ">Every belief<" in seed
+    assert f'href="https://github.com/team/kb/edit/trunk/{source.name}/{SEED}.md"' in seed

@@ -18,8 +18,10 @@ An adapter over the same core and the same templates as `belief-site build`:
   through markdown-it-py (`html=False`) and Jinja2 autoescaping.
 - `on_page_context`: search plugins index the page in this event; just before them the page
   holds a short safe text (id, claim, summary, escaped), right after them its body again.
-- `on_post_build`: badges, JSON records, `beliefs.json`, `llms.txt` and `objects.inv` (merged
-  into one another plugin wrote, else beside it under the prefix). MkDocs writes the sitemap.
+  Badges, JSON records, `beliefs.json`, `llms.txt` and the redirect pages of aliases are
+  written then and registered as files of the build (so pages may link to them, `--strict`).
+- `on_post_build`: `objects.inv` (merged into one another plugin wrote, else beside it under
+  the prefix). MkDocs writes the sitemap.
 - `on_serve`: `mkdocs serve` also watches the belief source (and a templates folder).
 """
 
@@ -44,12 +46,13 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
+from mkdocs.utils.yaml import yaml_load
 
 from ..config import SURROGATE_PROBLEM, SiteConfig, holds_surrogate, option_problem, templates_problem
 from ..diagnostics import Diagnostic
 from ..model import Belief
 from ..pipeline import Checked, _context, _kept, check
-from ..render import RenderContext, badges, exports
+from ..render import RenderContext, badges, changes, exports
 from ..render import pages as core_pages
 from ..render.diagrams import render_diagrams
 from ..render.exports.inventory import INVENTORY, inventory
@@ -117,6 +120,21 @@ def _docs_dir(config: Any) -> str:
     return os.path.relpath(config.docs_dir, os.path.dirname(os.path.abspath(config.config_file_path)))
 
 
+def _edit_uri_as_written(config: Any) -> str | None:
+    """edit_uri as mkdocs.yml writes it, INHERIT and !ENV read as MkDocs reads them: MkDocs
+    fills in a default relative to docs_dir, while belief documents live outside it, and
+    the core has its own default (views.edit_link)."""
+    if not config.config_file_path:
+        return None
+    try:
+        with open(config.config_file_path, "rb") as stream:
+            written = yaml_load(stream)
+    except Exception:  # MkDocs has just read it: whatever fails now keeps the core's default
+        return None
+    value = written.get("edit_uri") if isinstance(written, dict) else None
+    return None if value is None else str(value)
+
+
 def site_config(options: BeliefsConfig, config: Any) -> SiteConfig:
     """The core's settings from the plugin options and the MkDocs configuration."""
     prefix = options.prefix.strip("/")
@@ -128,12 +146,7 @@ def site_config(options: BeliefsConfig, config: Any) -> SiteConfig:
     problem = templates_problem(base, options.templates) if options.templates else None
     if problem:
         raise PluginError(f"beliefs: option 'templates' {problem}")
-    # edit_uri as written: MkDocs fills in a default relative to docs_dir, while belief
-    # documents live outside it; the core has its own default (views.edit_link).
-    edit_uri = None
-    for user in getattr(config, "user_configs", ()) or ():
-        if isinstance(user, dict) and user.get("edit_uri") is not None:
-            edit_uri = str(user["edit_uri"])
+    edit_uri = _edit_uri_as_written(config)
     shown = {"site_name": config.site_name, "site_url": config.site_url, "repo_url": config.repo_url,
              "edit_uri": edit_uri, "visible_to": options.visible_to}
     for key, value in shown.items():  # else MkDocs's own theme fails on them with a traceback
@@ -217,6 +230,7 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
         self.claimed: set[str] = set()            # output paths that docs or the theme provide
         self.search_text: dict[str, str] = {}     # src_uri -> what search plugins may index
         self.held: dict[str, str] = {}            # src_uri -> body, while search plugins look
+        self.written: dict[str, bytes] = {}       # top-level files written, to check after the others
         self.dirty = False
 
     # -- configuration ----------------------------------------------------------------------
@@ -268,9 +282,35 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
         for name, data in ((STYLESHEET, self._stylesheet()), (SCRIPT, self._script())):
             if self._free(name, files):
                 files.append(File.generated(config, name, content=data))
+        self.written = self._write_files(files, config)
         log.info("beliefs: %d beliefs from %s (%d IN, %d OUT)", len(self.beliefs), source,
                  self.counts.get("IN", 0), self.counts.get("OUT", 0))
         return files
+
+    def _write_files(self, files: Files, config) -> dict[str, bytes]:
+        """Badges, JSON records, exports and the redirect pages of aliases, written into
+        site_dir now (after MkDocs emptied it, before it copies files) and registered as files
+        of the build, so that a page's link to one resolves (`--strict`): a file whose source
+        is its destination is not copied. Returns the top-level ones (another plugin may write
+        such a file later: on_post_build tells). objects.inv waits for on_post_build."""
+        site_dir = Path(config.site_dir)
+        top: dict[str, bytes] = {}
+        count = 0
+        outputs = chain(_belief_files(self.ctx), badges.emit(self.ctx), exports.emit(self.ctx),
+                        changes.emit_redirects(self.ctx))
+        for out in outputs:  # streamed: 10,000 beliefs make 30,000 files
+            if out.path in HOST_OWNED or out.path == INVENTORY or not self._free(out.path, files):
+                continue
+            target = site_dir / out.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(out.data)
+            files.append(File(out.path, str(site_dir), str(site_dir), config.use_directory_urls,
+                              inclusion=InclusionLevel.NOT_IN_NAV))
+            if "/" not in out.path:
+                top[out.path] = out.data
+            count += 1
+        log.info("beliefs: wrote %d badge, JSON and redirect files", count)
+        return top
 
     def _listing_path(self, listing: _Listing) -> str:
         folder = f"{self.site.prefix}/{listing.folder}" if listing.folder else self.site.prefix
@@ -341,12 +381,14 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
     def on_pre_page(self, page: Page, *, config, files: Files) -> Page:
         src_uri = page.file.src_uri
         belief = self.beliefs.get(src_uri)
+        # A title is already set where the user's `nav:` gives one (or on_nav did): kept.
         if belief is not None:
-            # Themes print titles unescaped: ids are validated ([a-z0-9.:-]), claims never used.
-            page.title = belief.id
+            if page.title is None:  # themes print titles unescaped: ids are validated, claims never used
+                page.title = belief.id
             page.edit_url = edit_link(self.ctx, belief.id)
         elif src_uri in self.listings:
-            page.title = self.listings[src_uri].title
+            if page.title is None:
+                page.title = self.listings[src_uri].title
             page.edit_url = None
         return page
 
@@ -417,24 +459,12 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
         if self.ctx is None:
             return
         site_dir = Path(config.site_dir)
-        written = 0
-        for out in chain(_belief_files(self.ctx), badges.emit(self.ctx), exports.emit(self.ctx)):  # streamed
-            if out.path in HOST_OWNED or out.path == INVENTORY:
-                continue
-            if out.path in self.claimed:
-                log.warning("beliefs: %s is already in the site; the belief site's file is left out",
-                            out.path)
-                continue
-            target = site_dir / out.path
-            if "/" not in out.path and target.exists() and not self.dirty and target.read_bytes() != out.data:
+        for path, data in self.written.items():
+            target = site_dir / path
+            if not target.is_file() or target.read_bytes() != data:
                 log.warning("beliefs: %s was written by another plugin; the belief site's file is "
-                            "left out", out.path)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(out.data)
-            written += 1
-        written += self._write_inventory(site_dir)
-        log.info("beliefs: wrote %d badge, JSON and inventory files", written)
+                            "left out", path)
+        self._write_inventory(site_dir)
 
     def _write_inventory(self, site_dir: Path) -> int:
         ours = inventory(self.ctx)
