@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from . import __version__, review
-from .config import flag_overrides, load_config, utf8_text, with_overrides
+from .config import flag_overrides, load_config, url_text, utf8_text, with_overrides
 from .diagnostics import Diagnostic, counted, format_all, has_errors, os_problem
 from .load import DOCUMENTS, source_kind
 from .cache import cache_folder
@@ -64,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--quiet", "-q", action="store_true", help=what)
 
     def site_flags(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--base-url", metavar="URL", type=utf8_text,
+        p.add_argument("--base-url", metavar="URL", type=url_text,
                        help="absolute URL the site is published at (overrides site_url)")
         p.add_argument("--visible-to", metavar="TAGS", help="comma-separated tags: publish only beliefs whose "
                        "access_tags (over their antecedents) are all among them")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from .diagnostics import Diagnostic
 
@@ -109,6 +110,25 @@ def utf8_text(text: str) -> str:
     return text
 
 
+def site_url_problem(url: str) -> str | None:
+    """Why `url` cannot be a site's address (sitemap, robots.txt, embed snippets and
+    redirects need an absolute http(s) URL), or None."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"must be an absolute http(s) URL, such as https://example.org/kb/, not {url!r}"
+    if any(c.isspace() for c in url):
+        return f"must not hold spaces (write %20), not {url!r}"
+    return None
+
+
+def url_text(text: str) -> str:
+    """argparse type of --base-url and --site-url: an absolute http(s) URL, as UTF-8."""
+    problem = site_url_problem(utf8_text(text))
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def printable(text: str) -> str:
     """Text to show in a page or report: a lone surrogate (a file name's byte that is not
     UTF-8, as the shell or the file system passes it) becomes U+FFFD."""
@@ -149,6 +169,8 @@ def option_problem(key: str, value: Any) -> str | None:
         return "must be a list of tags"
     if key in ("templates", "site_url", "repo_url", "edit_uri", "docs_dir") and not isinstance(value, str):
         return "must be a string"
+    if key == "site_url" and value:
+        return site_url_problem(value)
     if holds_surrogate(value):
         return SURROGATE_PROBLEM
     return None

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .config import load_config, utf8_text
+from .config import load_config, url_text
 from .diagnostics import counted, format_all
 from .diff import FORMATS, compare, read_side, render
 from .write import replace_file
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE, not stdout")
     parser.add_argument("--config", metavar="FILE",
                         help="site configuration giving the default source (default: ./mkdocs.yml)")
-    parser.add_argument("--site-url", metavar="URL", type=utf8_text,
+    parser.add_argument("--site-url", metavar="URL", type=url_text,
                         help="markdown: link belief ids to their pages under URL (e.g. a preview)")
     parser.add_argument("--exit-code", action="store_true",
                         help="exit 1 when anything changed, 0 when nothing did (like git diff)")

@@ -154,6 +154,24 @@ def test_a_base_url_that_is_not_utf8_is_a_usage_error(tmp_path, run):
     assert not (tmp_path / "site").exists()
 
 
+@pytest.mark.parametrize("url, problem", [
+    ("example.org/kb", "must be an absolute http(s) URL, such as https://example.org/kb/, not 'example.org/kb'"),
+    ("file:///srv/kb/", "must be an absolute http(s) URL"),
+    ("https://example.org/my kb/", "must not hold spaces (write %20)"),
+])
+def test_a_site_url_that_is_not_an_absolute_http_url_is_refused(tmp_path, run, url, problem):
+    """Found by an exports audit: a base URL without its scheme made a sitemap of relative
+    <loc>s, a robots.txt pointing nowhere and embed snippets that break where pasted."""
+    r = run("build", str(EXAMPLE), "-o", "site", "--base-url", url, writes=True)
+    assert r.code == 2 and f"argument --base-url: {problem}" in r.err and "Traceback" not in r.err
+    r = run("diff", str(EXAMPLE), str(EXAMPLE), "--format", "markdown", "--site-url", url)
+    assert r.code == 2 and f"argument --site-url: {problem}" in r.err
+    write(tmp_path, {"mkdocs.yml": f"site_name: kb\nsite_url: {url}\n"})
+    r = run("build", str(EXAMPLE), "-o", "site", "--no-search", writes=True)
+    assert r.code == 1 and any(line.startswith(f"mkdocs.yml:2: E802 option 'site_url' {problem}") for line in r.lines), r.err
+    assert not (tmp_path / "site").exists()
+
+
 def test_a_surrogate_escape_in_the_configuration_is_an_error_and_nothing_is_built(tmp_path, run):
     write(tmp_path, {"mkdocs.yml": f'site_name: "Mine \\udcff"\nplugins:\n  - beliefs:\n'
                                    f'      source: {EXAMPLE}\n      visible_to: ["a\\ud800"]\n'})
