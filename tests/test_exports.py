@@ -310,6 +310,23 @@ def test_sitemap_escapes_urls_and_parses(site_url):
 
 # --- sitemap.xml and robots.txt -------------------------------------------------------------
 
+def test_a_site_past_the_sitemap_limit_gets_a_sitemap_index(monkeypatch):
+    """sitemaps.org allows 50,000 URLs per file: a 50,000-belief site wrote 50,001 in one
+    (found by an exports audit). Here the limit is 2, for 6 pages."""
+    from site_builder.render.exports import sitemap
+    monkeypatch.setattr(sitemap, "MAX_URLS", 2)
+    files = outputs(context(example(), VISIBLE, site_url="https://example.org/docs/"))
+    ns = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+    index = ET.fromstring(files["sitemap.xml"])
+    assert index.tag == f"{ns}sitemapindex"
+    parts = [loc.text for loc in index.iter(f"{ns}loc")]
+    assert parts == [f"https://example.org/docs/sitemap-{k}.xml" for k in (1, 2, 3)]
+    locs = [loc.text for k in (1, 2, 3) for loc in ET.fromstring(files[f"sitemap-{k}.xml"]).iter(f"{ns}loc")]
+    assert locs == ["https://example.org/docs/"] + [f"https://example.org/docs/belief/{p}/"
+                                                    for p in ("a", "b", "c", "d", "ns/local")]
+    assert files["robots.txt"].endswith(b"Sitemap: https://example.org/docs/sitemap.xml\n")
+
+
 def test_sitemap_and_robots_only_with_site_url():
     without = outputs(context(example(), VISIBLE))
     assert "sitemap.xml" not in without and "robots.txt" not in without

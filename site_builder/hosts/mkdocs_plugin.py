@@ -55,6 +55,7 @@ from ..pipeline import Checked, _context, _kept, check
 from ..render import RenderContext, badges, changes, exports
 from ..render import pages as core_pages
 from ..render.diagrams import render_diagrams
+from ..render.exports import inventory as inventory_export, sitemap
 from ..render.exports.inventory import INVENTORY, inventory
 from ..render.exports.json_exports import belief_json
 from ..render.panels import compute_panels
@@ -69,8 +70,6 @@ ASSETS = "assets/belief-site"
 STYLESHEET = f"{ASSETS}/fragments.css"
 SCRIPT = f"{ASSETS}/site.js"
 NAV_TITLE = "Beliefs"
-#: Written by MkDocs itself (sitemap) or a site-wide policy (robots.txt): never by the plugin.
-HOST_OWNED = frozenset({"sitemap.xml", "robots.txt"})
 _SECTION = re.compile(r'<section id="([A-Za-z0-9_-]+)"[^>]*>\s*<h2>(.*?)</h2>', re.S)
 _TAG = re.compile(r"<[^>]*>")
 
@@ -296,10 +295,12 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
         site_dir = Path(config.site_dir)
         top: dict[str, bytes] = {}
         count = 0
-        outputs = chain(_belief_files(self.ctx), badges.emit(self.ctx), exports.emit(self.ctx),
-                        changes.emit_redirects(self.ctx))
+        # Not the sitemap (MkDocs writes its own) nor robots.txt (a site-wide policy), and
+        # objects.inv later (merged with another plugin's).
+        parts = [part(self.ctx) for part in exports.PARTS if part not in (sitemap.emit, inventory_export.emit)]
+        outputs = chain(_belief_files(self.ctx), badges.emit(self.ctx), *parts, changes.emit_redirects(self.ctx))
         for out in outputs:  # streamed: 10,000 beliefs make 30,000 files
-            if out.path in HOST_OWNED or out.path == INVENTORY or not self._free(out.path, files):
+            if not self._free(out.path, files):
                 continue
             target = site_dir / out.path
             target.parent.mkdir(parents=True, exist_ok=True)
