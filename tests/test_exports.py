@@ -364,6 +364,14 @@ def test_llms_txt_follows_the_llmstxt_format():
         """)
 
 
+def test_llms_txt_links_are_absolute_under_a_site_url():
+    """An LLM given the file alone cannot resolve relative links (found by an exports audit)."""
+    text = outputs(context(example(), VISIBLE, site_url="https://example.org/kb/"))["llms.txt"].decode()
+    assert "[beliefs.json](https://example.org/kb/beliefs.json)" in text
+    assert "- [ns:local](https://example.org/kb/belief/ns/local/index.json)" in text
+    assert "](belief/" not in text
+
+
 # --- objects.inv ----------------------------------------------------------------------------
 
 def test_objects_inv_header_and_lines():

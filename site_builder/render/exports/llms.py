@@ -23,8 +23,8 @@ def llms_txt(ctx: RenderContext) -> bytes:
         f"# {name}", "",
         f"> A belief network of {_n(c['beliefs'], 'belief')}: {c['IN']} IN, {c['OUT']} OUT "
         f"({_n(c['premises'], 'premise')}, {c['derived']} derived).", "",
-        "The whole network is in [beliefs.json](beliefs.json) (schema: "
-        "[beliefs.schema.json](beliefs.schema.json)); each belief below links to its own "
+        f"The whole network is in [beliefs.json]({_href(ctx, 'beliefs.json')}) (schema: "
+        f"[beliefs.schema.json]({_href(ctx, 'beliefs.schema.json')})); each belief below links to its own "
         "JSON record with why it is IN or OUT, the premises it rests on and its impact.", "",
         "## Beliefs", "",
     ]
@@ -36,8 +36,14 @@ def llms_txt(ctx: RenderContext) -> bytes:
 
 def _line(ctx: RenderContext, belief: Belief) -> str:
     claim = first_line(belief.text)
-    link = f"- [{belief.id}]({urls.json_path(belief.id, ctx.config.prefix)})"
+    link = f"- [{belief.id}]({_href(ctx, urls.json_path(belief.id, ctx.config.prefix))})"
     return f"{link}: {claim}" if claim else link
+
+
+def _href(ctx: RenderContext, path: str) -> str:
+    """Absolute with `site_url` (a reader given the file alone can follow it), else relative."""
+    site_url = one_line(ctx.config.site_url or "").strip()
+    return urls.site_url_for(site_url, path, False) if site_url else path
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
