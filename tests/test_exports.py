@@ -414,8 +414,14 @@ def test_objects_inv_reads_back_with_sphobjinv(tmp_path):
 
 
 def test_sphinx_intersphinx_links_beliefs_by_id(tmp_path):
+    """Aliases too (found by an exports audit): a document that referenced a belief by its
+    old id must keep resolving after a rename, as the old URL does; never a hidden one's."""
+    from dataclasses import replace
+    beliefs = dict(example().beliefs)
+    beliefs["c"] = replace(beliefs["c"], metadata={"aliases": ["old-c"]})
+    beliefs[HIDDEN] = replace(beliefs[HIDDEN], metadata={"aliases": ["old-hidden"]})
     inventory = tmp_path / "objects.inv"
-    inventory.write_bytes(outputs(context(example(), VISIBLE, site_url=SITE))["objects.inv"])
+    inventory.write_bytes(outputs(context(Network(beliefs), VISIBLE, site_url=SITE))["objects.inv"])
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()
     (src / "conf.py").write_text(textwrap.dedent(f"""\
@@ -428,7 +434,7 @@ def test_sphinx_intersphinx_links_beliefs_by_id(tmp_path):
         ========
 
         See :ref:`beliefs:c`, :external+beliefs:ref:`d`, :ref:`beliefs:ns:local`
-        and :ref:`beliefs:{HIDDEN}`.
+        and :ref:`beliefs:{HIDDEN}`. Renamed: :ref:`old <beliefs:old-c>`, :ref:`beliefs:old-hidden`.
         """))
     started = time.perf_counter()
     run = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-E",
@@ -444,6 +450,8 @@ def test_sphinx_intersphinx_links_beliefs_by_id(tmp_path):
     # The hidden belief is not in the inventory: Sphinx cannot resolve it.
     assert f"{SITE}belief/{HIDDEN}/" not in html
     assert HIDDEN in run.stderr and "undefined label" in run.stderr
+    assert f'href="{SITE}belief/c/" title="(in Beliefs)"><span class="xref std std-ref">old</span>' in html  # the alias
+    assert "old-hidden" in run.stderr and f"{SITE}belief/old-hidden/" not in html
 
 
 # --- determinism ----------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 Intersphinx (``:ref:`beliefs:<id>` ``) and mkdocstrings/autorefs (`[<id>][]`) then link beliefs
 by id. Written by hand with zlib: four plain header lines, then a zlib stream of lines
 `name domain:role priority uri dispname`. Priority -1 keeps beliefs out of Sphinx's search.
-Ids are lower-case by rule (spec §3.1), as Sphinx labels must be.
+Ids are lower-case by rule (spec §3.1), as Sphinx labels must be. The aliases of renamed
+beliefs follow, each at its belief's page.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import zlib
 from typing import Iterator
 
+from ...diff import redirects
 from ...model import Belief
 from .. import OutputFile, RenderContext
 from ..rows import memo
@@ -46,7 +48,16 @@ def inventory(ctx: RenderContext) -> bytes:
     shown = ctx.shown()
     lines = kept.joined([b.id for b in shown], lambda k: _line(ctx, shown[k]), "")
     kept.done()
-    return header.encode("utf-8") + zlib.compress(lines, 6)  # 9 took half as long again, for no smaller file
+    return header.encode("utf-8") + zlib.compress(lines + _aliases(ctx), 6)  # 9 took half as long again, for no smaller file
+
+
+def _aliases(ctx: RenderContext) -> bytes:
+    """A label per alias (spec §3.3) of a published belief, at its page: a document that
+    referenced the old id keeps resolving after a rename, as its old URL does."""
+    beliefs = ctx.beliefs
+    return "".join(f"{old} std:label -1 {page_url(ctx, new)} {dispname(beliefs[new].text)}\n"
+                   for old, new in redirects(ctx.evaluation.network).items()
+                   if ctx.is_visible(new)).encode("utf-8", "surrogatepass")
 
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
