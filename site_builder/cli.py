@@ -20,6 +20,7 @@ from .diagnostics import Diagnostic, counted, format_all, has_errors, os_problem
 from .load import DOCUMENTS, source_kind
 from .cache import cache_folder
 from .pipeline import build, check, exported, formatted, imported
+from .parse.summaries import SUMMARIES, beside, read_summaries, write_summaries
 from .progress import Progress, Stages
 from .render.parallel import default_jobs
 from .write import replace_file, write_files
@@ -247,13 +248,17 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"belief-site: {source} is not a file", file=sys.stderr)
         return USAGE
     checked = check(source)
-    _report(checked.diagnostics)
-    if has_errors(checked.diagnostics):
+    summaries, problems = {}, []
+    if source.suffix == ".json":  # network.json has no summary field: they may be beside it
+        summaries, problems = read_summaries(beside(source), checked.parsed.network.beliefs)
+    found = [*checked.diagnostics, *problems]
+    _report(found)
+    if has_errors(found):
         print("belief-site: nothing written: fix the errors above first", file=sys.stderr)
         return FAILED
     out = Path(args.output)
     try:
-        files = imported(checked, out)
+        files = imported(checked, out, summaries)
     except RecursionError:  # values nested hundreds deep: the YAML writer recurses per level
         print(f"belief-site: {source} holds values nested too deeply to write as documents; nothing written",
               file=sys.stderr)
@@ -268,7 +273,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"belief-site: nothing written to {out}", file=sys.stderr)
         return FAILED
     if not args.quiet:
-        print(f"wrote {len(files) - 1} belief documents and _project.yaml to {out}", file=sys.stderr)
+        read = f" (with {counted(len(summaries), 'summary', 'summaries')} from {beside(source)})" if summaries else ""
+        print(f"wrote {len(files) - 1} belief documents and _project.yaml to {out}{read}", file=sys.stderr)
     return OK
 
 
@@ -282,13 +288,21 @@ def cmd_export(args: argparse.Namespace) -> int:
     if has_errors(found):
         print("belief-site: nothing written: fix the errors above first", file=sys.stderr)
         return FAILED
-    data = exported(checked)
+    data, summaries = exported(checked)
     if args.output == "-":
         sys.stdout.write(data.decode("utf-8") + "\n")
-    else:
-        replace_file(Path(args.output), data)
-        if not args.quiet:
-            print(f"wrote {counted(len(checked.parsed.network.beliefs), 'belief')} to {args.output}", file=sys.stderr)
+        if summaries:  # never dropped without a word
+            print(f"belief-site: {counted(len(summaries), 'summary', 'summaries')} left out: network.json has no "
+                  f"summary field (export to a file to get {SUMMARIES} beside it)", file=sys.stderr)
+        return OK
+    out = Path(args.output)
+    replace_file(out, data)
+    sidecar = beside(out)
+    if summaries or sidecar.exists():  # an old one would give the next import stale summaries
+        replace_file(sidecar, write_summaries(summaries))
+    if not args.quiet:
+        kept = f" and {counted(len(summaries), 'summary', 'summaries')} to {sidecar}" if summaries else ""
+        print(f"wrote {counted(len(checked.parsed.network.beliefs), 'belief')} to {out}{kept}", file=sys.stderr)
     return OK
 
 

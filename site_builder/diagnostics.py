@@ -103,9 +103,9 @@ class Diagnostic:
         return out + (f"\n    hint: {self.hint}" if self.hint else "")
 
 
-def counted(n: int, word: str) -> str:
-    """`1 error`, `2 errors`: a count as the messages print it."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """`1 error`, `2 errors` (`plural` where an s will not do): a count as messages print it."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
 def os_problem(exc: OSError) -> str:

@@ -10,7 +10,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from .checks import check_documents
 from .diff import alias_problems, compare, read_side, side_of
@@ -127,19 +127,25 @@ def formatted(checked: Checked) -> list[tuple[Path, bytes, bytes]]:
     return changes
 
 
-def imported(checked: Checked, out_dir: Path) -> list[tuple[Path, bytes]]:
-    """Documents (and `_project.yaml`) for every belief of a network.json or beliefs.md."""
+def imported(checked: Checked, out_dir: Path, summaries: Mapping[str, str] | None = None) -> list[tuple[Path, bytes]]:
+    """Documents (and `_project.yaml`) for every belief of a network.json or beliefs.md;
+    `summaries`: id -> summary (belief-summaries.json beside a network.json)."""
     ev, network = checked.evaluation, checked.parsed.network
     files = [(out_dir / "_project.yaml", write_project(network).encode("utf-8"))]
     for belief in network.beliefs.values():
+        if summaries and belief.id in summaries:
+            belief = replace(belief, summary=summaries[belief.id])
         text = write_document(belief, ev)
         files.append((out_dir / document_path(belief.id), text.encode("utf-8")))
     return files
 
 
-def exported(checked: Checked) -> bytes:
-    """The evaluated network as network.json bytes."""
-    return write_network_json(checked.parsed.network, checked.evaluation).encode("utf-8")
+def exported(checked: Checked) -> tuple[bytes, dict[str, str]]:
+    """The evaluated network as network.json bytes, and its summaries (id -> text), which
+    network.json has no field for (belief-summaries.json)."""
+    network = checked.parsed.network
+    summaries = {i: b.summary for i, b in network.beliefs.items() if b.summary}
+    return write_network_json(network, checked.evaluation).encode("utf-8"), summaries
 
 
 

@@ -57,6 +57,39 @@ def test_import_never_overwrites_without_force(shared, tmp_path, cli):
         victim.read_text(encoding="utf-8").startswith("# agm-belief-revision")
 
 
+def test_summaries_travel_beside_network_json(tmp_path, cli):
+    """network.json has no summary field: export dropped every Summary section without a
+    word, so documents -> network.json -> documents lost them (found by an exports audit).
+    Now they go to belief-summaries.json beside it (spec §2.3) and import reads them back."""
+    from .conftest import EXAMPLE
+    exported = tmp_path / "out" / "network.json"
+    exported.parent.mkdir()
+    code, _, err = cli("export", EXAMPLE, "-o", exported)
+    assert code == 0 and f"and 5 summaries to {exported.parent / 'belief-summaries.json'}" in err, err
+    summaries = json.loads((exported.parent / "belief-summaries.json").read_text(encoding="utf-8"))
+    assert "summary" not in json.dumps(json.loads(exported.read_text(encoding="utf-8"))["nodes"])
+    docs = tmp_path / "docs"
+    code, _, err = cli("import", exported, "-o", docs)
+    assert code == 0 and "(with 5 summaries from" in err, err
+    from site_builder.pipeline import check
+    before, after = check(EXAMPLE).parsed.network.beliefs, check(docs).parsed.network.beliefs
+    assert {i: b.summary for i, b in after.items()} == {i: b.summary for i, b in before.items()} == summaries
+    code, out, err = cli("export", EXAMPLE, "-o", "-")
+    assert code == 0 and "5 summaries left out: network.json has no summary field" in err
+    # A sidecar that is wrong stops the import; an id it names that the network lacks is a warning.
+    (exported.parent / "belief-summaries.json").write_text('{"nope": "x", "' + SEED_ID + '": "Kept."}')
+    code, _, err = cli("import", exported, "-o", tmp_path / "docs2")
+    assert code == 0 and "W604 'nope' is not a belief of the network" in err, err
+    assert "Kept." in (tmp_path / "docs2" / f"{SEED_ID}.md").read_text(encoding="utf-8")
+    (exported.parent / "belief-summaries.json").write_text('["not", "an", "object"]')
+    code, _, err = cli("import", exported, "-o", tmp_path / "docs3")
+    assert code == 1 and "belief-summaries.json:1: E602 must be an object of belief id -> summary text" in err
+    assert not (tmp_path / "docs3").exists()
+
+
+SEED_ID = "attention-is-non-symmetric"
+
+
 def test_pins_travel_as_retracted_true(tmp_path, cli):
     network = {"nodes": {
         "a": {"text": "A.", "truth_value": "IN", "justifications": []},
