@@ -673,3 +673,33 @@ def test_pages_may_link_what_the_plugin_writes_and_keep_their_nav_titles(host_en
     seed = (site / "belief" / SEED / "index.html").read_text(encoding="utf-8")
     assert "<title>The seed - beliefs test</title>" in seed and ">Every belief<" in seed
     assert f'href="https://github.com/team/kb/edit/trunk/{source.name}/{SEED}.md"' in seed
+
+
+def test_material_instant_navigation_starts_the_index_script(host_env, tmp_path, chromium):
+    """Found by a plugin audit: with Material's navigation.instant, arriving at the index
+    through a link swapped the page in without a load event, so its filters stayed hidden
+    and its headers did not sort (site.js ran on DOMContentLoaded only)."""
+    _require("material")
+    site = tmp_path / "site"
+    site.mkdir()
+    server, base = _serve(site)  # first: site_url must be the address the pages are read at
+    try:
+        config = write_project(tmp_path, "material", EXAMPLE,
+                               extra=f"  features: [navigation.instant]\nsite_url: {base}\n")
+        (tmp_path / "docs" / "index.md").write_text("# Home\n\n[All beliefs](belief/index.md)\n", encoding="utf-8")
+        run_host(host_env, "material", config, "build", "-d", str(site))
+        context = chromium.new_context()
+        tab = context.new_page()
+        tab.goto(base)
+        tab.wait_for_load_state("networkidle")
+        tab.evaluate("window.notReloaded = true")
+        tab.get_by_role("link", name="All beliefs").first.click()
+        tab.wait_for_url(base + "belief/")
+        tab.locator("[data-filters]").wait_for(state="visible", timeout=5000)
+        assert tab.evaluate("window.notReloaded === true")  # an instant switch, not a page load
+        assert tab.locator("table[data-sortable] th").first.get_attribute("tabindex") == "0"
+        tab.locator("[data-filter-text]").fill("sqrt")
+        assert tab.locator("table.beliefs tbody tr:visible").count() == 1
+        context.close()
+    finally:
+        server.shutdown()

@@ -343,13 +343,24 @@
     window.addEventListener("resize", hide);
   }
 
+  // The index's sorting and filters, once per table. In MkDocs Material, instant navigation
+  // swaps pages in without a load event and announces each one (the first too) on document$.
+  function setupTables() {
+    Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), function (table) {
+      if (table.dataset.ready) return;
+      table.dataset.ready = "true";
+      setupSorting(table);
+      setupFilters(table);
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     setupThemeToggle();
     setupShortcut(setupSearch());
     setupPreviews();
-    Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), function (table) {
-      setupSorting(table);
-      setupFilters(table);
-    });
+    setupTables();
+    if (window.document$ && typeof window.document$.subscribe === "function") {
+      window.document$.subscribe(setupTables);
+    }
   });
 })();
