@@ -148,7 +148,10 @@ _PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)
 
 def templates_problem(base: Path, templates: str) -> str | None:
     """Why the `templates` option (relative to the configuration's folder) names no folder."""
-    return None if (base / templates).is_dir() else f"names no folder: {base / templates} not found"
+    folder = base / templates
+    if folder.is_dir():
+        return None
+    return f"names a file, not a folder: {folder}" if folder.exists() else f"names no folder: {folder} not found"
 
 
 def option_problem(key: str, value: Any) -> str | None:

@@ -244,6 +244,7 @@ def test_e802_missing_config_file(tmp_path, monkeypatch, cli):
     ("prefix: ../../etc", "option 'prefix' must be a folder inside the site, such as 'belief' (letters, digits, "
                           "'.', '_' and '-', '/' between folders)"),
     ("templates: my-theme", "option 'templates' names no folder: my-theme not found"),
+    ("templates: mkdocs.yml", "option 'templates' names a file, not a folder: mkdocs.yml"),
     ("prefix: graph/b", "option 'prefix' must not start with 'graph': the site writes its own files there"),
     ("colour: red", "unknown beliefs option 'colour'")])
 def test_e802_values_no_build_could_use_are_reported_by_check_at_their_line(tmp_path, monkeypatch, cli,
