@@ -289,19 +289,20 @@ def cmd_export(args: argparse.Namespace) -> int:
         print("belief-site: nothing written: fix the errors above first", file=sys.stderr)
         return FAILED
     data, summaries = exported(checked)
+    out = Path(args.output)
+    # Summaries go beside a file, never beside stdout, a pipe or a device (-o /dev/null).
+    sidecar = None if args.output == "-" or (out.exists() and not out.is_file()) else beside(out)
     if args.output == "-":
         sys.stdout.write(data.decode("utf-8") + "\n")
-        if summaries:  # never dropped without a word
-            print(f"belief-site: {counted(len(summaries), 'summary', 'summaries')} left out: network.json has no "
-                  f"summary field (export to a file to get {SUMMARIES} beside it)", file=sys.stderr)
-        return OK
-    out = Path(args.output)
-    replace_file(out, data)
-    sidecar = beside(out)
-    if summaries or sidecar.exists():  # an old one would give the next import stale summaries
+    else:
+        replace_file(out, data)
+    if sidecar is not None and (summaries or sidecar.exists()):  # an old one would give import stale ones
         replace_file(sidecar, write_summaries(summaries))
-    if not args.quiet:
-        kept = f" and {counted(len(summaries), 'summary', 'summaries')} to {sidecar}" if summaries else ""
+    elif summaries:  # never dropped without a word
+        print(f"belief-site: {counted(len(summaries), 'summary', 'summaries')} left out: network.json has no "
+              f"summary field (export to a file to get {SUMMARIES} beside it)", file=sys.stderr)
+    if not args.quiet and args.output != "-":
+        kept = f" and {counted(len(summaries), 'summary', 'summaries')} to {sidecar}" if summaries and sidecar else ""
         print(f"wrote {counted(len(checked.parsed.network.beliefs), 'belief')} to {out}{kept}", file=sys.stderr)
     return OK
 
