@@ -458,7 +458,8 @@ def test_llms_txt_has_one_line_per_belief(site):
     lines = (site / "llms.txt").read_text(encoding="utf-8").split("\n")
     items = [line for line in lines if line.startswith("- ")]
     ids = sorted(p.parent.name for p in (site / "belief").glob("*/index.html"))
-    assert [re.match(r"- \[([a-z]-\d\d)\]\(belief/\1/index\.json\)", line).group(1) for line in items] == ids
+    link = re.escape(BASE_URL.rstrip("/")) + r"/belief/\1/index\.json"  # absolute under a site URL
+    assert [re.match(rf"- \[([a-z]-\d\d)\]\({link}\)", line).group(1) for line in items] == ids
     assert "\u2028" not in "".join(lines) and "\u2029" not in "".join(lines)
 
 
