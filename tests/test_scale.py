@@ -465,7 +465,9 @@ def test_document_edits_in_a_row_on_one_cache_equal_a_cold_build_after_each(cli,
     for step, change in enumerate(edits):
         change()
         unread = both()
-        assert unread[0] == unread[1] >= SIZE - 3, (step, unread)  # all but the files edited since
+        # All but the files edited since; the two may differ by the files of the last edit,
+        # which one of them reads again when it ran within their racy window (a loaded machine).
+        assert min(unread) >= SIZE - 3, (step, unread)
         cold = _cold(cli, folder, tmp_path / "cold")
         assert tree_digest(tmp_path / "site") == cold and tree_digest(tmp_path / "served") == cold, step
 
