@@ -476,7 +476,9 @@ def test_missing_status_line(tmp_path, run, checked, spelling):
 
 TYPOS = ["IM derived", "IN derivd", "**IN** · derivd (depth 1)", "OUT premis — a source", "INN premise",
          # Start with IN/OUT followed by premise/derived, yet no full match (spec §3.2: E205).
-         "IN  premise", "IN premise.", "OUT derived (depth 2"]
+         "IN  premise", "IN premise.", "OUT derived (depth 2",
+         # Found by an authoring audit: each was claim text, and `**OUT** - premise` lost its retraction.
+         "**OUT** - premise", "**In** · premise", "In premise", "**IN**", "**IN ·** premise", "Out derived (depth 2)"]
 
 
 @pytest.mark.parametrize("status", TYPOS)
@@ -493,6 +495,9 @@ def test_status_typo_is_an_error_not_text(tmp_path, run, checked, status):
     "IN nodes — the believed ones — are drawn green.",
     "OUT beliefs are hidden",
     "CP systems favour consistency",
+    "In premise logic, a rule is an axiom.",
+    "OUT-of-band signalling works.",
+    "Out of memory errors are rare.",
 ])
 def test_text_that_only_looks_like_a_status_stays_text(tmp_path, run, checked, first_line):
     """Spec §3.2: real texts begin with "IN nodes…"; only IN|OUT|STALE + premise|derived is E205."""
@@ -501,6 +506,37 @@ def test_text_that_only_looks_like_a_status_stays_text(tmp_path, run, checked, f
     assert r.lines == ["beliefs/a.md:1: W206 missing status line (IN assumed)"]
     assert r.code == 0
     assert checked("beliefs").parsed.network.beliefs["a"].text == first_line
+
+
+@pytest.mark.parametrize("line, code, message", [
+    ("Created: 2024-01-01", "E205", "malformed dates line 'Created: 2024-01-01'"),
+    ("Created 2024-01-01, Reviewed 2024-02-01", "E205", "malformed dates line 'Created 2024-01-01, Reviewed 2024-02-01'"),
+    ("Reason out: superseded", "E205", "malformed reason line 'Reason out: superseded'"),
+    ("Created 2024-13-45", "W208", "timestamp '2024-13-45' is not ISO-8601 (kept verbatim)"),
+])
+def test_a_dates_or_reason_typo_is_said_not_read_as_claim_text(tmp_path, run, checked, line, code, message):
+    """Found by an authoring audit: each turned into the first line of the claim, silently."""
+    write(tmp_path, {"beliefs/a.md": f"# a\n\n**OUT** · premise\n\n{line}\n\nClaim a.\n"})
+    r = run("check", "beliefs")
+    assert r.lines == [f"beliefs/a.md:5: {code} {message}"], r.err
+    assert checked("beliefs").parsed.network.beliefs["a"].text == "Claim a."
+
+
+@pytest.mark.parametrize("heading, section", [
+    ("### Justifications", "Justifications"), ("# Summary", "Summary"), ("**Summary**", "Summary"),
+    ("Justification", "Justifications"), ("##Justifications", "Justifications")])
+def test_a_misspelt_section_heading_is_an_error_not_claim_text(tmp_path, run, heading, section):
+    """Found by an authoring audit: `### Justifications` made the justifications claim text;
+    the only message was W503 "says derived, is premise", whose `fmt` made it permanent."""
+    write(tmp_path, {"beliefs/p.md": premise("p"),
+                     "beliefs/a.md": f"# a\n\n**IN** · derived\n\nClaim a.\n\n{heading}\n\n"
+                                     "### SL — from p\nAntecedents (all must be IN):\n- IN p — Claim p.\n"})
+    r = run("check", "beliefs")
+    assert r.code == 1 and f"beliefs/a.md:7: E301 {heading!r} is not a section heading" in r.lines, r.err
+    assert f"hint: write '## {section}'" in r.err
+    before = (tmp_path / "beliefs" / "a.md").read_bytes()
+    assert run("fmt", "beliefs", writes=True).code == 1  # refused: the W503 beside it is no fmt's to fix
+    assert (tmp_path / "beliefs" / "a.md").read_bytes() == before
 
 
 def test_document_without_claim_text(tmp_path, run, checked):

@@ -199,19 +199,32 @@ class _Reader:
 
     def dates(self) -> None:
         self.skip_blank()
-        if self.i < len(self.raw) and g.DATES.fullmatch(self.body(self.i)):
-            for part in g.DATE_PART.finditer(self.body(self.i)):
+        if self.i >= len(self.raw):
+            return
+        line = self.body(self.i)
+        if g.DATES.fullmatch(line):
+            for part in g.DATE_PART.finditer(line):
                 stamp = part.group("stamp")
-                if not g.ISO.fullmatch(stamp):
+                if not (g.ISO.fullmatch(stamp) and g.calendar_date(stamp)):
                     self.diag(self.i, "W208", f"timestamp {stamp!r} is not ISO-8601 (kept verbatim)")
                 self.put(self.i, g.DATE_FIELDS[part.group("word")], stamp, part.group("word"))
+            self.i += 1
+        elif g.looks_like_dates(line):  # a typo must not turn into claim text (§3.2)
+            self.diag(self.i, "E205", f"malformed dates line {line!r}",
+                      "write e.g. 'Created 2026-06-21 · Reviewed 2026-06-22' (a space after each word, ' · ' between)")
             self.i += 1
 
     def reason(self) -> None:
         self.skip_blank()
-        match = g.REASON.fullmatch(self.body(self.i)) if self.i < len(self.raw) else None
+        if self.i >= len(self.raw):
+            return
+        line = self.body(self.i)
+        match = g.REASON.fullmatch(line)
         if match:
             self.fields["retract_reason"] = match.group("reason")
+            self.i += 1
+        elif g.looks_like_reason(line):
+            self.diag(self.i, "E205", f"malformed reason line {line!r}", "write 'Reason OUT: <why it is OUT>'")
             self.i += 1
 
     def text(self) -> None:
@@ -242,6 +255,10 @@ class _Reader:
             header, start = self.i, self.i + 1
             end = self._next_marker(start)
             self.i = end
+            if name and name.startswith(g.MISSPELT):
+                self.diag(header, "E301", f"{self.body(header)!r} is not a section heading",
+                          f"write '## {name[1:].title()}' (or '{name[1:].title()}' alone after a blank line)")
+                continue
             if name not in g.SECTIONS:
                 self.diag(header, "E301", f"unknown section heading {self.body(header)!r}",
                           "sections are: Summary, Justifications, Challenges, Dependents, Details")
