@@ -550,6 +550,24 @@ def test_document_without_claim_text(tmp_path, run, checked):
 
 # -- justifications ------------------------------------------------------------------------------
 
+
+def test_a_header_with_a_hyphen_or_a_bad_item_id_is_one_error_not_a_cascade(tmp_path, run):
+    """Found by an authoring audit: `### SL - label` made its correct Antecedents line an E304
+    "expected an Antecedents/Unless line" and its items E305; an item `- Cache-Hit` was a
+    generic E304 beside a W309 "empty Antecedents block: delete the line"."""
+    write(tmp_path, {"beliefs/p.md": premise("p"),
+                     "beliefs/a.md": "# a\n\n**IN** · derived\n\nClaim a.\n\n## Justifications\n\n"
+                                     "### SL - from p\nAntecedents (all must be IN):\n- IN p — Claim p.\n",
+                     "beliefs/b.md": "# b\n\n**IN** · derived\n\nClaim b.\n\n## Justifications\n\n"
+                                     "### SL — from p\nAntecedents (all must be IN):\n- Cache-Hit\n"})
+    r = run("check", "beliefs")
+    assert [line for line in r.lines if "beliefs/a.md" in line] == [
+        "beliefs/a.md:9: E304 justification header '### SL - from p': the label follows ' — ' (an em dash) or ' -- '"]
+    assert "hint: write '### SL — from p'" in r.err
+    b = [line for line in r.lines if "beliefs/b.md" in line and " W306 " not in line]
+    assert b == ["beliefs/b.md:11: E304 item '- Cache-Hit': id must be lower-case letters, digits, '.' and '-' "
+                 "(starting and ending with a letter or digit), optionally 'namespace:local'"], r.err
+
 @pytest.mark.parametrize("jtype", ["XL", "ANY", "SLL"])
 def test_unknown_justification_type(tmp_path, run, checked, jtype):
     write(tmp_path, {"beliefs/b.md": premise("b"),

@@ -80,6 +80,8 @@ BARE_MARKER = re.compile(r"(?P<name>[A-Za-z]+):?")
 
 COUNT = re.compile(rf"This belief has (?P<n>\d+) justifications {DASH} it is IN if any one holds\.")
 JHEADER = re.compile(rf"(?:### )?(?P<type>[A-Z][A-Z0-9_-]*)(?: {DASH} (?P<label>.*))?")
+JHEADER_DASH_TYPO = re.compile(r"(?:### )?(?P<type>[A-Z][A-Z0-9_]*) ?(?:-|\u2013|:) (?P<label>.*)")
+"""A header whose label follows a hyphen, an en dash or a colon (`### SL - label`)."""
 ANTE_HEADER = re.compile(
     r"(?:Antecedents \(all must be IN\):|\*\*Antecedents\*\* \(all must be IN\):|Antecedents:)")
 UNLESS_HEADER = re.compile(

@@ -20,6 +20,8 @@ class _Block:
         self.lists: dict[str, list] = {"ante": [], "out": []}
         self.current: str | None = None
         self.headers: dict[str, int] = {}
+        self.refused: set[str] = set()
+        """Lists with an item that was an error: not "empty" (W309) for want of it."""
 
     def build(self) -> Justification:
         ante, out = self.lists["ante"], self.lists["out"]
@@ -54,9 +56,17 @@ def read_justifications(r: _Reader, start: int, end: int):
             block.lists[block.current].append((g.item_id(item), k + 1, item.group("tag")))
         elif header := g.JHEADER.fullmatch(line):
             blocks.append(_new_block(r, k, header))
+        elif header := g.JHEADER_DASH_TYPO.fullmatch(line):  # read on, so its lists are not errors too
+            r.diag(k, "E304", f"justification header {line!r}: the label follows ' — ' (an em dash) or ' -- '",
+                   f"write '### {header.group('type')} — {header.group('label')}'")
+            blocks.append(_new_block(r, k, header))
         elif item and not id_problem(g.item_id(item)):
             r.diag(k, "E305", f"item {line!r} is outside an Antecedents or Unless block",
                    "put 'Antecedents (all must be IN):' or 'Unless (all must be OUT):' before it")
+        elif item and item.group("prefix") and block and block.current:
+            block.refused.add(block.current)
+            r.diag(k, "E304", f"item {line!r}: {id_problem(g.item_id(item))}",
+                   "write the id as its file is named")
         else:
             r.diag(k, "E304", f"unparseable line in Justifications: {line!r}",
                    "expected a 'SL — label' header, an Antecedents/Unless line or an item")
@@ -84,6 +94,6 @@ def _open_list(r: _Reader, block: _Block, which: str, k: int) -> None:
 def _check_block(r: _Reader, block: _Block) -> None:
     """W309 for one justification (W306-W308 are network checks, evaluate)."""
     for which, k in block.headers.items():
-        if not block.lists[which]:
+        if not block.lists[which] and which not in block.refused:
             r.diag(k, "W309", "empty " + ("Antecedents" if which == "ante" else "Unless") + " block",
                    "delete the line or add items")
