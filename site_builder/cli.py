@@ -98,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     source_args(p)
     p.add_argument("--check", action="store_true",
                    help="change nothing; exit 1 and list the files that would change")
+    p.add_argument("--diff", action="store_true",
+                   help="change nothing; print what would change as a unified diff (with --check: exit 1 too)")
     quiet(p, "print only problems and the files changed")
 
     p = command("import", "turn a network.json or beliefs.md into belief documents",
@@ -228,14 +230,28 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         print("belief-site: nothing changed: fix the errors above first", file=sys.stderr)
         return FAILED
     changes = formatted(checked)
-    for path, _, new in changes:
-        print(f"{'would reformat' if args.check else 'reformatted'} {path}")
-        if not args.check:
+    dry = args.check or args.diff
+    for path, old, new in changes:
+        if args.diff:
+            sys.stdout.writelines(_unified(path, old, new))
+        else:
+            print(f"{'would reformat' if dry else 'reformatted'} {path}")
+        if not dry:
             replace_file(path, new)
     if not args.quiet:
+        how = "; `belief-site fmt --diff` shows how" if args.check and changes and not args.diff else ""
         print(f"{len(changes)} of {len(checked.parsed.documents)} documents "
-              f"{'would change' if args.check else 'changed'}", file=sys.stderr)
+              f"{'would change' if dry else 'changed'}{how}", file=sys.stderr)
     return FAILED if (args.check and changes) else OK
+
+
+def _unified(path: Path, old: bytes, new: bytes) -> list[str]:
+    """What fmt would change in one document, as `diff -u` prints it."""
+    import difflib
+    before, after = (b.decode("utf-8", "replace").splitlines(keepends=True) for b in (old, new))
+    a, b = (str(path), str(path)) if path.is_absolute() else (f"a/{path}", f"b/{path}")  # as git and patch -p1
+    lines = list(difflib.unified_diff(before, after, a, b))
+    return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
 
 
 REFUSED_SHOWN = 5

@@ -32,9 +32,15 @@ def test_stale_derived_content_is_refreshed_and_nothing_else(tmp_path, cli):
              .replace("IN attention-is-non-symmetric — Attention is non-symmetric:",
                       "OUT attention-is-non-symmetric — An outdated echo:"))
     seed.write_text(stale, encoding="utf-8")
-    code, out, _ = cli("fmt", "--check", folder)
-    assert code == 1 and f"would reformat {seed}" in out
+    code, out, err = cli("fmt", "--check", folder)
+    assert code == 1 and f"would reformat {seed}" in out and "`belief-site fmt --diff` shows how" in err
     assert seed.read_text(encoding="utf-8") == stale  # --check changes nothing
+    # --diff says how (found by an authoring audit: --check named the file only), and changes nothing
+    code, out, _ = cli("fmt", "--diff", folder)
+    assert code == 0 and out.startswith(f"--- {seed}\n+++ {seed}\n@@ ")
+    assert "\n-OUT derived (depth 7)\n+IN derived (depth 1)\n" in out
+    assert "\n-OUT attention-is-non-symmetric — An outdated echo:" in out
+    assert seed.read_text(encoding="utf-8") == stale and cli("fmt", "--diff", "--check", folder)[0] == 1
     code, _, _ = cli("check", folder)
     assert cli("fmt", folder)[0] == 0
     assert seed.read_text(encoding="utf-8") == original
