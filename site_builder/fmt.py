@@ -78,9 +78,16 @@ def format_document(doc: Document, ev: Evaluation) -> str:
     if belief is None or ev.network.beliefs.get(belief.id) is not belief:
         return doc.source.text
     out: list[str] = []
+    dropped = False  # the count sentence, which a single justification has none of (spec §2.3)
     for line in doc.lines:
+        if dropped and not line.text.strip() and out and not out[-1].strip():
+            dropped = False  # its blank line too: one blank stays between the parts
+            continue
+        dropped = False
         if line.role == STATUS:
             out.append(_status(line.match, belief, ev, doc.stated.kind))
+        elif line.role == COUNT and len(belief.justifications) <= 1:
+            dropped = True
         elif line.role == COUNT:
             out.append(re.sub(r"\d+", str(len(belief.justifications)), line.text, count=1))
         elif line.role in (ITEM, CHALLENGE, DEPENDENT):

@@ -137,3 +137,19 @@ def test_fmt_changes_nothing_while_the_network_has_errors(tmp_path, cli):
         code, out, err = cli("fmt", *flags, folder)
         assert code == 1 and "E304" in err and "nothing changed: fix the errors above first" in err
         assert out == "" and {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_a_count_sentence_over_a_single_justification_goes(tmp_path, cli):
+    """fmt wrote "This belief has 1 justifications": the sentence is for two or more (spec
+    §2.3), so it goes, with its blank line (found by an authoring audit)."""
+    folder = tmp_path / "beliefs"
+    folder.mkdir()
+    (folder / "p.md").write_text("# p\n\n**IN** · premise\n\nClaim p.\n", encoding="utf-8")
+    doc = folder / "d.md"
+    doc.write_text("# d\n\n**IN** · derived\n\nClaim d.\n\n## Justifications\n\n"
+                   "This belief has 2 justifications — it is IN if any one holds.\n\n"
+                   "### SL — from p\n\nAntecedents (all must be IN):\n\n- IN p — Claim p.\n", encoding="utf-8")
+    assert cli("fmt", folder)[0] == 0
+    assert doc.read_text(encoding="utf-8") == ("# d\n\n**IN** · derived\n\nClaim d.\n\n## Justifications\n\n"
+                                               "### SL — from p\n\nAntecedents (all must be IN):\n\n- IN p — Claim p.\n")
+    assert cli("fmt", "--check", folder)[0] == 0 and cli("check", "--strict", folder)[0] == 0
