@@ -539,6 +539,13 @@ def test_a_misspelt_section_heading_is_an_error_not_claim_text(tmp_path, run, he
     assert (tmp_path / "beliefs" / "a.md").read_bytes() == before
 
 
+def test_front_matter_after_a_blank_line_is_said_so(tmp_path, run):
+    """It was `E202 invalid id '---'` (found by an authoring audit)."""
+    write(tmp_path, {"beliefs/a.md": "\n---\nsource: x\n---\n# a\n\n**IN** · premise\n\nClaim a.\n"})
+    r = run("check", "beliefs")
+    assert r.lines == ["beliefs/a.md:2: E202 front matter ('---') must begin on the first line of the file"]
+
+
 def test_document_without_claim_text(tmp_path, run, checked):
     write(tmp_path, {"beliefs/a.md": "# a\n\n**IN** · premise\n\n## Summary\n\nOnly a summary.\n",
                      "beliefs/b.md": premise("b")})

@@ -161,7 +161,10 @@ class _Reader:
         belief_id = line[2:].strip() if self.markdown else line.strip()
         self.title_line = self.i
         problem = id_problem(belief_id)
-        if problem:
+        if problem and belief_id == "---":  # front matter after a blank line is no front matter
+            self.diag(self.i, "E202", "front matter ('---') must begin on the first line of the file",
+                      "remove what comes before it (a byte-order mark may stay)")
+        elif problem:
             self.diag(self.i, "E202", f"invalid id {belief_id!r}: {problem}")
         self.fields["id"] = belief_id
         self.i += 1
