@@ -3,6 +3,7 @@ metadata that publishing reads (E507)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable
 
 from .diagnostics import Diagnostic
@@ -12,7 +13,7 @@ from .load import CONTROL
 from .model import Belief
 from .parse.document import Facts
 
-__all__ = ["check_documents", "echo_of", "kind_of"]
+__all__ = ["at_status_lines", "check_documents", "echo_of", "kind_of"]
 
 
 def kind_of(belief: Belief) -> str:
@@ -53,6 +54,19 @@ def check_documents(documents: Iterable[Facts], ev: Evaluation) -> list[Diagnost
                 "not a list of strings", "a site built with visible_to leaves this belief, and "
                 "every belief resting on it, out"))
     return found
+
+
+STATUS_CODES = ("W501", "W502")
+"""The evaluation's diagnostics of a belief's stated status against its computed one."""
+
+
+def at_status_lines(diagnostics: Iterable[Diagnostic], documents: Iterable[Facts]) -> list[Diagnostic]:
+    """W501 and W502 at the document's status line rather than its title: the line they are
+    about, which fmt rewrites, and where a pull request's annotation should point."""
+    lines = {(d.belief.path, d.belief.line): d.stated.status_line
+             for d in documents if d.belief is not None and d.stated.status_line}
+    return [replace(x, line=lines.get((x.path, x.line), x.line)) if x.code in STATUS_CODES else x
+            for x in diagnostics]
 
 
 def _stale(doc: Facts, line: int, message: str) -> Diagnostic:

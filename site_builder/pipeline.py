@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
-from .checks import check_documents
+from .checks import at_status_lines, check_documents
 from .diff import alias_problems, compare, read_side, side_of
 from .diagnostics import Diagnostic, os_problem
 from .evaluate import DEFAULT_LIMIT, Evaluation, evaluate
@@ -84,7 +84,7 @@ def check(source: str | Path, limit: int = DEFAULT_LIMIT,
         evaluation = found or evaluate(parsed.network, limit, previous)
         if memory is not None:
             memory.evaluation = evaluation
-    found_problems = (*parsed.diagnostics, *evaluation.diagnostics,
+    found_problems = (*parsed.diagnostics, *at_status_lines(evaluation.diagnostics, parsed.facts),
                       *check_documents(parsed.facts, evaluation), *alias_problems(parsed.network))
     if not parsed.network.beliefs and not any(d.severity == "error" for d in found_problems):
         found_problems += (Diagnostic(str(source), 0, "W607", "holds no beliefs",

@@ -583,8 +583,9 @@ def test_unknown_justification_type(tmp_path, run, checked, jtype):
     assert r.code == 1
     assert f"beliefs/a.md:9: E303 unknown justification type {jtype!r}" in r.lines
     assert "hint: use SL (or CP); it is evaluated as never valid" in r.err
-    # Evaluated as never valid: declared IN, computed OUT.
-    assert "beliefs/a.md:1: W501 'a' is declared IN but computes OUT" in r.lines
+    # Evaluated as never valid: declared IN, computed OUT; said at the status line (it was at the
+    # title: a pull request's annotation pointed at the id, not at what fmt rewrites).
+    assert "beliefs/a.md:3: W501 'a' is declared IN but computes OUT" in r.lines
     assert sorted(r.codes) == ["E303", "W501"]
     result = checked("beliefs")
     assert result.evaluation.status["a"] == OUT
@@ -771,9 +772,9 @@ def test_positive_cycle_goes_out(tmp_path, run, checked):
     assert set(r.lines) == {
         "beliefs/a.md:1: W405 positive cycle among a, b: only what is supported from outside the "
         "cycle is IN (least fixpoint)",
-        "beliefs/a.md:1: W501 'a' is declared IN but computes OUT",
+        "beliefs/a.md:3: W501 'a' is declared IN but computes OUT",
         "beliefs/a.md:13: W503 stale derived content: b is tagged IN, is OUT",
-        "beliefs/b.md:1: W501 'b' is declared IN but computes OUT",
+        "beliefs/b.md:3: W501 'b' is declared IN but computes OUT",
         "beliefs/b.md:13: W503 stale derived content: a is tagged IN, is OUT",
     }
     assert checked("beliefs").evaluation.status == {"a": OUT, "b": OUT}
