@@ -183,7 +183,6 @@ def _summary(diagnostics, count: int) -> str:
     return ", ".join(counted(n, word) for n, word in ((count, "belief"), (errors, "error"), (warnings, "warning")))
 
 
-
 def _missing(source: Path, problems: list[Diagnostic]) -> bool:
     """Say so and return True when the source does not exist (a usage error), after the
     configuration's problems: a configuration that cannot be read names no source."""
@@ -312,13 +311,14 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.write(data.decode("utf-8") + "\n")
     else:
         replace_file(out, data)
+    told = counted(len(summaries), "summary", "summaries")
     if sidecar is not None and (summaries or sidecar.exists()):  # an old one would give import stale ones
         replace_file(sidecar, write_summaries(summaries))
     elif summaries:  # never dropped without a word
-        print(f"belief-site: {counted(len(summaries), 'summary', 'summaries')} left out: network.json has no "
-              f"summary field (export to a file to get {SUMMARIES} beside it)", file=sys.stderr)
+        print(f"belief-site: {told} left out: network.json has no summary field (export to a file to get "
+              f"{SUMMARIES} beside it)", file=sys.stderr)
     if not args.quiet and args.output != "-":
-        kept = f" and {counted(len(summaries), 'summary', 'summaries')} to {sidecar}" if summaries and sidecar else ""
+        kept = f" and {told} to {sidecar}" if summaries and sidecar else ""
         print(f"wrote {counted(len(checked.parsed.network.beliefs), 'belief')} to {out}{kept}", file=sys.stderr)
     return OK
 

@@ -21,8 +21,8 @@ from markupsafe import escape
 from .. import urls
 from ..diff import redirects
 from ..diff.records import FieldChange
-from . import OutputFile, RenderContext
 from ..diff.textdiff import lines
+from . import OutputFile, RenderContext
 from .views import ref
 
 __all__ = ["emit", "emit_redirects", "field_diffs", "PATH", "DETAILED"]

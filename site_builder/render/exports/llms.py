@@ -8,7 +8,7 @@ from ... import urls
 from .. import OutputFile, RenderContext
 from ...model import Belief
 from ..rows import memo
-from .records import counts, first_line, one_line
+from .records import counts, first_line, one_line, site_base
 
 
 def _n(count: int, noun: str) -> str:
@@ -17,7 +17,7 @@ def _n(count: int, noun: str) -> str:
 
 def llms_txt(ctx: RenderContext) -> bytes:
     """`# name`, `> summary`, a note on the machine-readable files, `## Beliefs` sorted by id."""
-    c, base = counts(ctx), _base(ctx)
+    c, base = counts(ctx), site_base(ctx)
     name = one_line(ctx.config.site_name) or "Beliefs"
     lines = [
         f"# {name}", "",
@@ -38,10 +38,6 @@ def _line(ctx: RenderContext, base: str, belief: Belief) -> str:
     claim = first_line(belief.text)
     link = f"- [{belief.id}]({_href(base, urls.json_path(belief.id, ctx.config.prefix))})"
     return f"{link}: {claim}" if claim else link
-
-
-def _base(ctx: RenderContext) -> str:
-    return one_line(ctx.config.site_url or "").strip()
 
 
 def _href(base: str, path: str) -> str:

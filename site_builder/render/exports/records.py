@@ -48,6 +48,12 @@ def one_line(text: str) -> str:
 _BLANKS = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")  # \s: exactly the characters str.isspace() accepts
 
 
+def site_base(ctx: RenderContext) -> str:
+    """The site's URL as the exports write it ('' without one): on one line (a newline in
+    the configuration would add lines to robots.txt or llms.txt), spaces escaped."""
+    return one_line(ctx.config.site_url or "").replace(" ", "%20")
+
+
 def first_line(text: str) -> str:
     """The first non-blank line of a claim, on one line."""
     for line in text.splitlines():

@@ -12,12 +12,7 @@ from html import escape
 
 from ... import urls
 from .. import OutputFile, RenderContext
-from .records import one_line
-
-
-def _base(site_url: str) -> str:
-    # A newline in the configured URL would add lines to robots.txt.
-    return one_line(site_url).replace(" ", "%20")
+from .records import site_base
 
 
 MAX_URLS = 50_000
@@ -59,8 +54,8 @@ def robots(site_url: str) -> bytes:
 
 def emit(ctx: RenderContext) -> Iterator[OutputFile]:
     """sitemap.xml and robots.txt when `site_url` is configured; nothing otherwise."""
-    if not ctx.config.site_url or not ctx.config.site_url.strip():
+    base = site_base(ctx)
+    if not base:
         return
-    base = _base(ctx.config.site_url)
     yield from sitemaps(ctx, base)
     yield OutputFile("robots.txt", robots(base))
