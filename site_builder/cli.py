@@ -72,6 +72,10 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--no-search", dest="search", action="store_false", default=None,
                        help="build without the search index (very large networks, offline CI)")
 
+    def jobs_flag(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--jobs", "-j", type=positive_integer, metavar="N", default=None,
+                       help="processes rendering belief pages (default: one per core; output is the same)")
+
     def source_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("source", nargs="?", metavar="SOURCE",
                        help="documents folder or network.json (default: from mkdocs.yml, else beliefs/)")
@@ -126,8 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-going", action="store_true", help="leave out files with errors and build the rest")
     p.add_argument("--diff-base", metavar="REV", help="add changes/ (what changed since REV: a git "
                    "revision, git:REV[:PATH], a folder or a network.json) and mark changed beliefs")
-    p.add_argument("--jobs", "-j", type=positive_integer, metavar="N", default=None,
-                   help="processes rendering belief pages (default: one per core; output is the same)")
+    jobs_flag(p)
     cached = p.add_mutually_exclusive_group()
     cached.add_argument("--cache-dir", metavar="DIR", default=None,
                         help="incremental build cache (default: .belief-site-cache/ beside mkdocs.yml); "
@@ -150,6 +153,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
                         "interface, as inside a container whose port is forwarded)")
     site_flags(p)
+    jobs_flag(p)
 
     p = command("diff", "what a change does to the network: edits, renames and status flips",
                 "Compare two versions of a network (folders, network.json files or git:REV[:PATH])\n"

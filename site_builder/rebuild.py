@@ -111,7 +111,7 @@ def _build(request: dict, memory: Memory, send: Callable[[dict], None]) -> dict:
         config, problems, _ = settings(request["source"], request["config"], request.get("overrides"))
         if any(d.severity == "error" for d in problems):  # as `belief-site build`: nothing is built
             return asdict(Reply(diagnostics=tuple(problems)))
-        built = build(config, Path(request["out"]), jobs=default_jobs(), cache=Path(request["cache"]),
+        built = build(config, Path(request["out"]), jobs=request.get("jobs") or default_jobs(), cache=Path(request["cache"]),
                       memory=memory, published=lambda early: send(reply(early, partial=True)))
     except Exception as exc:  # a stage failed: the server shows it and keeps serving
         memory.evaluation = None  # (nothing else is known to be amiss)
@@ -173,15 +173,17 @@ class Rebuilder:
         self._replies = read
 
     def build(self, source: str | None, config_file: str | None, out: Path, cache: Path,
-              published: Callable[[Reply], None] | None = None, overrides: dict | None = None) -> Reply:
+              published: Callable[[Reply], None] | None = None, overrides: dict | None = None,
+              jobs: int | None = None) -> Reply:
         """The build's reply; `published(reply)` first, when its pages are in place before
-        its search bundle (`Reply.partial`); `overrides`: see `settings`."""
+        its search bundle (`Reply.partial`); `overrides`: see `settings`; `jobs`: rendering
+        processes (default: one per core)."""
         if self._process is not None and self._process.poll() is not None:
             self.stop()  # it died since the last build
         if self._process is None:
             self._start()
         request = {"source": source, "config": config_file, "out": str(out), "cache": str(cache),
-                   "overrides": overrides or {}}
+                   "overrides": overrides or {}, "jobs": jobs}
         self._busy = True
         try:
             self._process.stdin.write(json.dumps(request) + "\n")

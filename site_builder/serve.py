@@ -437,7 +437,7 @@ class _Builder:
             if not has_errors(problems) or not any(self.targets):  # a broken mkdocs.yml moves nothing watched
                 self.targets = _targets(self.args, config, source)
             reply = self.process.build(self.args.source, self.args.config, out, self.root / "cache", pages,
-                                       flag_overrides(self.args))
+                                       flag_overrides(self.args), self.args.jobs)
         except Exception as exc:  # reading the settings failed: show it, keep serving
             reply = Reply(crash=crash_text(exc))
         found = list(reply.diagnostics)

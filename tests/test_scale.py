@@ -107,6 +107,39 @@ def test_workers_leave_the_inherited_objects_out_of_their_collections(cli, gener
 
 
 
+def test_workers_collect_their_garbage_seldom(cli, generated, tmp_path, monkeypatch):
+    """Python's default thresholds ran the collector 1,900 times in a 10k build (0.4 of the
+    workers' 12 CPU seconds); the workers use parallel.WORKER_GC, the build process keeps its own."""
+    import gc
+    before = gc.get_threshold()
+    seen = _noted_in_workers(monkeypatch, tmp_path / "thresholds", gc.get_threshold)
+    _build(cli, generated, tmp_path / "site", "--no-cache", "-j", "2")
+    assert set(seen.read_text().splitlines()) == {str(parallel.WORKER_GC)}
+    assert gc.get_threshold() == before != parallel.WORKER_GC
+
+
+def test_serves_build_process_renders_with_the_jobs_it_is_asked_for(generated, tmp_path, monkeypatch):
+    """`serve --jobs N` as `build --jobs N`: the request carries it to the build process
+    (run here, in this process, so that the workers' pids can be seen)."""
+    from site_builder import rebuild, serve
+    from site_builder.cli import _parser
+    pids = _noted_in_workers(monkeypatch, tmp_path / "pids", os.getpid)
+    for jobs, rendered_by in ((1, {os.getpid()}), (2, None)):
+        request = {"source": str(generated), "config": None, "out": str(tmp_path / f"site{jobs}"),
+                   "cache": str(tmp_path / f"cache{jobs}"), "overrides": {"search": False}, "jobs": jobs}
+        replies = io.StringIO()
+        rebuild.serve_requests(io.StringIO(json.dumps(request) + "\n"), replies)
+        assert json.loads(replies.getvalue())["written"], replies.getvalue()
+        found = set(map(int, pids.read_text().split()))
+        pids.unlink()
+        assert found == rendered_by if rendered_by else (len(found) == 2 and os.getpid() not in found)
+    asked = []
+    monkeypatch.setattr(rebuild.Rebuilder, "build", lambda self, *a, **k: asked.append(a[-1]) or rebuild.Reply())
+    args = _parser().parse_args(["serve", str(generated), "-j", "3"])
+    serve._Builder(args, serve._State(), tmp_path)()
+    assert asked == [3]
+
+
 def test_a_build_explains_each_belief_once_for_all_its_pages(cli, generated, tmp_path, monkeypatch):
     """The explanations of deep beliefs repeat their ancestors' steps: one memo per build."""
     from collections import Counter
