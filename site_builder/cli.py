@@ -16,7 +16,7 @@ from typing import NoReturn
 
 from . import __version__, review
 from .config import flag_overrides, load_config, url_text, utf8_text, with_overrides
-from .diagnostics import Diagnostic, counted, format_all, has_errors, os_problem
+from .diagnostics import Diagnostic, counted, format_all, has_errors, os_problem, shown_path
 from .load import DOCUMENTS, source_kind
 from .cache import cache_folder
 from .pipeline import build, check, exported, formatted, imported
@@ -238,7 +238,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         if args.diff:
             sys.stdout.writelines(_unified(path, old, new))
         else:
-            print(f"{'would reformat' if dry else 'reformatted'} {path}")
+            print(f"{'would reformat' if dry else 'reformatted'} {shown_path(path)}")
         if not dry:
             replace_file(path, new)
     if not args.quiet:
@@ -252,7 +252,8 @@ def _unified(path: Path, old: bytes, new: bytes) -> list[str]:
     """What fmt would change in one document, as `diff -u` prints it."""
     import difflib
     before, after = (b.decode("utf-8", "replace").splitlines(keepends=True) for b in (old, new))
-    a, b = (str(path), str(path)) if path.is_absolute() else (f"a/{path}", f"b/{path}")  # as git and patch -p1
+    name = shown_path(path)
+    a, b = (name, name) if path.is_absolute() else (f"a/{name}", f"b/{name}")  # as git and patch -p1
     lines = list(difflib.unified_diff(before, after, a, b))
     return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
 

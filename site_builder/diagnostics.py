@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -77,6 +78,19 @@ CODES = {
 }
 
 
+# Control characters (C0, DEL, C1) and the bidirectional formatting ones: a file name may hold
+# them (git allows a newline or ESC in one), and printed as they are they would start a line of
+# its own (a GitHub workflow command such as `::add-mask::`), drive the terminal, or reorder
+# what a reviewer reads.
+_UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown_path(path: str | os.PathLike) -> str:
+    """A file's path as printed for people: each control or bidi character as a Python
+    escape (`\\n`, `\\x1b`, `\\u202e`), the rest as it is."""
+    return _UNSHOWABLE.sub(lambda m: repr(m[0])[1:-1], os.fspath(path))
+
+
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One problem in the input, located at `path:line`."""
@@ -98,7 +112,8 @@ class Diagnostic:
 
     def text(self) -> str:
         """`path:line: CODE message` (plus an indented hint)."""
-        where = f"{self.path}:{self.line}" if self.line else self.path
+        path = shown_path(self.path)
+        where = f"{path}:{self.line}" if self.line else path
         out = f"{where}: {self.code} {self.message}"
         return out + (f"\n    hint: {self.hint}" if self.hint else "")
 
@@ -136,7 +151,7 @@ def _github_escape(value: str, prop: bool = False) -> str:
 
 def format_github(d: Diagnostic) -> str:
     """A GitHub Actions annotation: `::error file=…,line=…::…`."""
-    props = f"file={_github_escape(d.path, True)}"
+    props = f"file={_github_escape(shown_path(d.path), True)}"
     if d.line:
         props += f",line={d.line}"
     props += f",title={d.code}"

@@ -37,7 +37,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from .config import CONFIG_FILE, SiteConfig, flag_overrides
-from .diagnostics import Diagnostic, counted, format_all, has_errors
+from .diagnostics import Diagnostic, counted, format_all, has_errors, shown_path
 from .processes import owned_prefix, remove_left_by_dead
 from .rebuild import Rebuilder, Reply, crash_text, settings
 from .render.pages import templates_dir
@@ -411,7 +411,7 @@ def _shown(paths: set[str]) -> str:
             return os.path.relpath(path)
         except ValueError:
             return path
-    names = sorted(one(p) for p in paths)
+    names = sorted(shown_path(one(p)) for p in paths)
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 

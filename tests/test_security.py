@@ -615,3 +615,31 @@ def test_json_exports_carry_each_payload_verbatim(site, records, n, p):
     for belief_id in (f"p-{n:02}", f"d-{n:02}", f"q-{n:02}", f"r-{n:02}"):
         own = json.loads((site / "belief" / belief_id / "index.json").read_text(encoding="utf-8"))
         assert {k: own[k] for k in records[belief_id]} == records[belief_id]
+
+
+# -- file names reach terminals and CI logs as text -----------------------------------------------
+
+HOSTILE_NAME = "a\n::error file=README.md,line=1::forged\n::add-mask::claim\x1b]0;title\x07\u202e.md"
+
+
+@pytest.mark.parametrize("command", [("check",), ("check", "--format", "github"), ("build", "-o", "out"),
+                                     ("fmt",), ("fmt", "--diff")])
+def test_a_file_name_cannot_start_a_line_or_drive_the_terminal(cli, tmp_path, monkeypatch, command):
+    """git allows a newline or ESC in a file name: printed as they are, a pull request's document
+    could issue GitHub workflow commands (a line starting with `::`) or terminal escapes."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "beliefs"
+    folder.mkdir()
+    (folder / HOSTILE_NAME).write_text("# x\n\n**IN** · premise\n\nA claim.\n", encoding="utf-8")
+    (folder / "ok.md").write_text("# ok\n\n**IN**  ·  premise\n\nA claim.\n", encoding="utf-8")
+    code, out, err = cli(command[0], "beliefs", *command[1:])
+    printed = out + err
+    assert "forged" in printed and code != 0  # the document is reported...
+    lines = printed.splitlines()
+    if "github" in command:  # ...in annotations of its own
+        assert all(line.startswith(("::error file=", "::warning file=")) for line in lines if line.startswith("::"))
+        assert sum("forged" in line for line in lines) == 1
+    else:
+        assert not [line for line in lines if line.startswith("::")]
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f\u202e]", printed)
+    assert "a\\n::error" in printed and "\\x1b]0;title\\x07\\u202e.md" in printed
