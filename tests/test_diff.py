@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections import Counter
 from dataclasses import dataclass, fields
@@ -408,6 +409,18 @@ def test_markdown_shows_what_an_edit_of_a_claim_changed(history):
     assert ("- `a`: claim (<del>a</del><ins>A</ins> b <del>c</del><ins>C</ins> d <del>e</del><ins>E</ins> f "
             "… (more on the changes page))") in text, text
 
+
+def test_markdown_shows_no_control_or_bidi_character_and_links_no_gh_reference():
+    """A network.json may hold control characters (documents cannot: E104): the word diff of
+    an edited claim passed ESC sequences into the comment (added claims did not), bidi
+    overrides reordered what a reviewer reads, and GH-12 cross-referenced issue 12."""
+    hostile = "now \x1b]0;title\x07\x1b[2J\x9b31m \u202eDESREVER\u202c and \u2066x\u2069, see GH-12 and gh-3"
+    base = Network({"p": Belief("p", "plain words")})
+    head = Network({"p": Belief("p", f"plain words {hostile}"), "n": Belief("n", hostile)})
+    text = render(compare(side_of("base", evaluate(base)), side_of("head", evaluate(head))), "markdown")
+    assert "DESREVER" in text and "<ins>" in text and "`n`" in text  # both the edit and the added claim
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text), ascii(text)
+    assert not re.search(r"(?i)\bGH\\?-\d", text) and "GH\u200b\\-12" in text
 
 def test_markdown_never_links_a_belief_the_head_site_has_no_page_for(history):
     """Removing p flips a, b and c: the flips table linked p, a 404 on the preview site."""

@@ -20,6 +20,10 @@ __all__ = ["markdown", "MAX_BYTES"]
 
 MAX_BYTES = 60_000
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()+\-.!|~>])")
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""Control characters (network.json may hold them: documents cannot, E104) and the bidi
+embeddings, overrides and isolates, which could reorder what a reviewer reads."""
+_GH_REFERENCE = re.compile(r"\b(GH)(?=\\?-\d)", re.IGNORECASE)
 CONTEXT = 30
 """Characters of unchanged text kept on each side of an edit of a claim or summary."""
 SHOWN_EDITS = 3
@@ -35,8 +39,9 @@ def text(value: str, limit: int = 120) -> str:
 
 
 def _inert(value: str) -> str:
-    value = _SPECIAL.sub(r"\\\1", escape(value, quote=False))
-    return value.replace("@", "@\u200b").replace("#", "#\u200b")
+    value = _SPECIAL.sub(r"\\\1", escape(_HIDDEN.sub("\ufffd", value), quote=False))
+    value = value.replace("@", "@\u200b").replace("#", "#\u200b")
+    return _GH_REFERENCE.sub("\\1\u200b", value)  # GH-12 links (and cross-references) issue 12 as #12 does
 
 
 def _reworded(before: str, after: str) -> str:
