@@ -68,11 +68,18 @@ def test_actions_are_pinned_and_permissions_are_least():
                 assert "@v" in step["uses"], step
     preview, comment = workflow("preview.yml"), workflow("preview-comment.yml")
     assert preview["permissions"] == {"contents": "read"}  # fork PRs: read-only anyway
-    assert comment["permissions"] == {"actions": "read", "pull-requests": "write"}
-    # The privileged workflow must never run the pull request's code.
-    runs_code = re.compile(r"belief-site\s+\w|pip install|python")
-    assert not any("checkout" in s.get("uses", "") or runs_code.search(s.get("run", ""))
-                   for s in _steps(comment))
+    assert comment["permissions"] == {"actions": "read", "contents": "read", "pull-requests": "write"}
+    # The privileged workflow never runs the pull request's code nor posts what it wrote: it
+    # checks out the default branch (no ref), fetches the pull request's commits as data only
+    # and writes the comment with belief-site diff from git revisions.
+    checkouts = [s for s in _steps(comment) if "checkout" in s.get("uses", "")]
+    assert len(checkouts) == 1 and not {"ref", "repository"} & set(checkouts[0]["with"])
+    assert checkouts[0]["with"]["persist-credentials"] is False
+    scripts = "\n".join(s.get("run", "") for s in _steps(comment))
+    assert not re.search(r"\bgit(\s+-C\s+\S+)?\s+(checkout|switch|merge|worktree|reset|pull|restore)\b", scripts)
+    assert re.findall(r"pip install\s+\S+", scripts) == ["pip install .", 'pip install "$BELIEF_SITE"']
+    assert re.findall(r"belief-site\s+([a-z]+)", scripts) == ["diff"]  # the one command it runs
+    assert re.findall(r"summary/[\w.-]+", scripts) == ["summary/pr-number"]  # never the artifact's comment.md
     assert comment["on"]["workflow_run"]["workflows"] == [preview["name"]]
     uploaded = {s["with"]["name"] for s in _steps(preview) if "upload-artifact" in s.get("uses", "")}
     downloaded = {s["with"]["name"] for s in _steps(comment) if "download-artifact" in s.get("uses", "")}
@@ -103,7 +110,7 @@ while i < len(args):
 m = re.fullmatch(r"repos/[^/]+/[^/]+/(pulls|issues)/(\d+)(/comments)?|repos/[^/]+/[^/]+/issues/comments/(\d+)", path)
 assert m, path
 if m.group(1) == "pulls":
-    out = {"number": int(m.group(2)), "head": {"sha": state["pulls"][m.group(2)]}}
+    out = {"number": int(m.group(2)), "head": {"sha": state["pulls"][m.group(2)]}, "base": {"ref": "main"}}
 elif m.group(4):
     assert method == "PATCH"
     for c in (c for cs in state["comments"].values() for c in cs):
@@ -177,8 +184,8 @@ class Runner:
             if "uses" in step:
                 code, output = self.action(step, cwd), ""
             else:
-                code, output = self.shell(step, cwd, {**env, **{k: self.expand(v) for k, v in
-                                                                 step.get("env", {}).items()}})
+                code, output = self.shell(step, cwd / step.get("working-directory", "."),
+                                          {**env, **{k: self.expand(v) for k, v in step.get("env", {}).items()}})
             results.append((name, code, output))
             failed |= code != 0
         return results
@@ -246,6 +253,18 @@ def pull_request(tmp_path: Path, head: dict) -> History:
     return repo
 
 
+def comment_checkout(repo: History, cwd: Path, number: str = PR) -> str:
+    """What the comment job finds: `cwd/base`, a clone of an origin whose main is the pull
+    request's base and whose refs/pull/N/head is its head (as GitHub keeps it); the head sha."""
+    origin = cwd.parent / f"{cwd.name}-origin.git"
+    git(cwd.parent, "init", "-q", "--bare", "-b", "main", str(origin))
+    head = git(repo.root, "rev-parse", "HEAD")
+    git(repo.root, "push", "-q", str(origin), "refs/remotes/origin/main:refs/heads/main",
+        f"HEAD:refs/pull/{number}/head")
+    git(cwd.parent, "clone", "-q", str(origin), str(cwd / "base"))
+    return head
+
+
 @pytest.fixture
 def runner(tmp_path) -> Runner:
     return Runner(tmp_path, expressions())
@@ -290,20 +309,21 @@ def test_preview_then_comment(runner, tmp_path, jq):
         assert all(code == 0 for code, _ in results.values()), results
         assert (runner.artifacts / "belief-site-preview" / "changes" / "index.html").is_file()
 
-    head_sha = git(repo.root, "rev-parse", "HEAD")
+    comment_cwd = tmp_path / "comment-run"
+    comment_cwd.mkdir()
+    head_sha = comment_checkout(repo, comment_cwd)
     runner.expressions = expressions(head_sha)
     state = {"pulls": {PR: head_sha}, "next": 100,
              "comments": {PR: [{"id": 1, "user": {"login": "someone"}, "body": "<!-- belief-site-diff --> mine"}]}}
     (tmp_path / "github.json").write_text(json.dumps(state))
-    comment_cwd = tmp_path / "comment-run"
     for _ in range(2):  # the first run comments, the second updates that comment
-        comment_cwd.mkdir(exist_ok=True)
         done = _by_name(runner.run_job(workflow("preview-comment.yml"), "comment", comment_cwd))
         assert done["Post or update the comment"][0] == 0, done
     comments = json.loads((tmp_path / "github.json").read_text())["comments"][PR]
     assert [c["id"] for c in comments] == [1, 100] and comments[0]["body"].endswith("mine")
     body = comments[1]["body"]
     assert body.startswith("<!-- belief-site-diff -->\n### Belief changes") and RUN_URL in body
+    assert "**4 status flips** (4 IN→OUT" in body  # written here, from the pull request's commits
     assert "updated comment 100" in done["Post or update the comment"][1]
     if pending:
         pytest.skip(f"waiting for the command line to get {', '.join(pending)} (see the report)")
@@ -320,7 +340,7 @@ def test_comment_refuses_a_moved_or_forged_pull_request(runner, tmp_path, jq):
         (runner.artifacts / "belief-summary" / "comment.md").write_text("### Belief changes\n")
         (tmp_path / "github.json").write_text(json.dumps({"pulls": {"7": sha}, "comments": {}, "next": 1}))
         cwd = tmp_path / f"run-{code}"
-        cwd.mkdir()
+        (cwd / "base").mkdir(parents=True)
         result = _by_name(runner.run_job(workflow("preview-comment.yml"), "comment", cwd))
         assert result["Post or update the comment"][0] == code and message in result["Post or update the comment"][1]
         assert json.loads((tmp_path / "github.json").read_text())["comments"] == {}
@@ -347,18 +367,43 @@ def test_pages_build_job(runner, tmp_path):
     assert "https://owner.github.io/beliefs/belief/p/" in (repo.root / "site" / "sitemap.xml").read_text()
 
 
-def test_the_comment_mentions_no_one_and_references_no_issue(runner, tmp_path, jq):
-    """A fork's run writes the artifact: posted as it is, the bot would @-mention whom the
-    fork chose and cross-reference any issue."""
-    (runner.artifacts / "belief-summary").mkdir(parents=True, exist_ok=True)
-    (runner.artifacts / "belief-summary" / "pr-number").write_text("7")
-    (runner.artifacts / "belief-summary" / "comment.md").write_text(
-        "### Belief changes\nping @octocat and @org/team, see #12 and mail a@b.org\n", encoding="utf-8")
-    runner.expressions = expressions("abc")
-    (tmp_path / "github.json").write_text(json.dumps({"pulls": {"7": "abc"}, "comments": {}, "next": 1}))
+def test_the_comment_is_written_here_never_taken_from_the_artifact(runner, tmp_path, jq):
+    """A fork's run writes the artifact, so its comment.md may say anything (raw HTML, links, a
+    fake approval, @-mentions): the comment is written by this repository's belief-site from
+    the pull request's commits, whose claims cannot mention anyone nor link an issue either."""
+    repo = pull_request(tmp_path, edited(BASE, p=premise(claim="Ping @octocat about #12 and GH-3 <img src=x>")))
     cwd = tmp_path / "run"
     cwd.mkdir()
+    head_sha = comment_checkout(repo, cwd)
+    (runner.artifacts / "belief-summary").mkdir(parents=True, exist_ok=True)
+    (runner.artifacts / "belief-summary" / "pr-number").write_text(PR)
+    (runner.artifacts / "belief-summary" / "comment.md").write_text(
+        "### Belief changes\n**Approved by the maintainers** <img src=https://evil.example/x.png> @octocat\n",
+        encoding="utf-8")
+    runner.expressions = expressions(head_sha)
+    (tmp_path / "github.json").write_text(json.dumps({"pulls": {PR: head_sha}, "comments": {}, "next": 1}))
     result = _by_name(runner.run_job(workflow("preview-comment.yml"), "comment", cwd))
     assert result["Post or update the comment"][0] == 0, result
-    body = json.loads((tmp_path / "github.json").read_text(encoding="utf-8"))["comments"]["7"][0]["body"]
-    assert "### Belief changes\nping @\u200boctocat and @\u200borg/team, see #\u200b12 and mail a@\u200bb.org" in body
+    body = json.loads((tmp_path / "github.json").read_text(encoding="utf-8"))["comments"][PR][0]["body"]
+    assert "Approved" not in body and "evil.example" not in body
+    assert "- `p`: claim (" in body and "@\u200boctocat" in body and "#\u200b12" in body and "GH\u200b" in body
+    assert "@octocat" not in body and "<img" not in body
+    assert git(cwd / "base", "rev-parse", "HEAD") == git(repo.root, "rev-parse", "origin/main")  # not checked out
+
+
+def test_the_comment_waits_for_a_pull_request_that_moved_after_its_run(runner, tmp_path, jq):
+    """The head GitHub reports is the run's, but the fetched pull request ref is not (a push
+    in between): no comment from commits nobody previewed."""
+    repo = pull_request(tmp_path, edited(BASE, p=premise("OUT")))
+    cwd = tmp_path / "run"
+    cwd.mkdir()
+    run_sha = git(repo.root, "rev-parse", "HEAD")
+    repo.commit(edited(BASE, q=premise("OUT")), "pushed later")
+    comment_checkout(repo, cwd)
+    (runner.artifacts / "belief-summary").mkdir(parents=True, exist_ok=True)
+    (runner.artifacts / "belief-summary" / "pr-number").write_text(PR)
+    runner.expressions = expressions(run_sha)
+    (tmp_path / "github.json").write_text(json.dumps({"pulls": {PR: run_sha}, "comments": {}, "next": 1}))
+    code, out = _by_name(runner.run_job(workflow("preview-comment.yml"), "comment", cwd))["Post or update the comment"]
+    assert code == 0 and "moved while this ran" in out
+    assert json.loads((tmp_path / "github.json").read_text())["comments"] == {}
