@@ -28,6 +28,7 @@ import queue
 import shutil
 import signal
 import socket
+import stat
 import sys
 import tempfile
 import threading
@@ -265,13 +266,13 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     def _static(self, path: str, snap: Snapshot, head: bool) -> None:
         self.directory = str(snap.site)
         file = Path(self.translate_path(self.path))
-        if file.is_dir():
+        if _kind(file) == "folder":
             if not path.endswith("/"):  # the standard redirect to the folder URL
                 super().do_HEAD() if head else super().do_GET()
                 return
             file = file / "index.html"
         page = _read(file) if file.suffix == ".html" else None
-        if not file.is_file() or (file.suffix == ".html" and page is None):
+        if _kind(file) != "file" or (file.suffix == ".html" and page is None):
             # (or gone while a rebuild replaces it: the page reloads once the build is done)
             body = _read(snap.site / "404.html") or b"<!doctype html><title>Not found</title><body>Not found</body>"
             self._send(404, inject(body, snap), "text/html; charset=utf-8", head)
@@ -296,9 +297,19 @@ def _is_address(name: str) -> bool:
     return True
 
 
+def _kind(path: Path) -> str | None:
+    """`file`, `folder`, or None: not there, or not a name this system can look up (a URL
+    may ask for one longer than the file system allows, ENAMETOOLONG, which is_dir raises)."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return None
+    return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else None
+
+
 def _read(file: Path) -> bytes | None:
     try:
-        return file.read_bytes() if file.is_file() else None
+        return file.read_bytes() if _kind(file) == "file" else None
     except OSError:
         return None
 

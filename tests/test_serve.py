@@ -168,6 +168,8 @@ def test_serves_the_build_output_with_a_reload_script_added_on_the_way_out(tmp_p
     assert served.get("assets/style.css")[1] == (site / "assets" / "style.css").read_bytes()
     status, missing = served.get("no/such/page/")
     assert status == 404 and b"Not found" in missing and SCRIPT.encode() in missing
+    # a name longer than the file system allows (ENAMETOOLONG) is as missing, not a traceback
+    assert [served.get(p)[0] for p in ("a" * 256, f"belief/{'x' * 300}/", f"{'y' * 300}.html")] == [404] * 3
     assert served.get("", Host="attacker.example")[0] == 403  # DNS rebinding
 
     _edit(source / f"{BELIEF}.md", CLAIM, "A claim edited while serving.")
@@ -181,6 +183,7 @@ def test_serves_the_build_output_with_a_reload_script_added_on_the_way_out(tmp_p
     # rebuilt in place (no second folder), incrementally, into what a fresh build writes
     assert served.site() == site
     _same_as_built(site, source, tmp_path / "built-again")
+    assert "Traceback" not in served.output()
     _stopped_cleanly(served)
 
 
