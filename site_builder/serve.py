@@ -563,16 +563,31 @@ def run(args: argparse.Namespace) -> int:
         _say("belief-site serve: stopped")
         return OK
     finally:
-        watchers.stop()
-        if builder is not None:
-            builder.close()
-        if server is not None:
-            if serving is not None:  # shutdown() waits for serve_forever, so only once it runs
-                server.shutdown()
-            server.server_close()
+        try:
+            watchers.stop()
+            if builder is not None:
+                builder.close()
+            if server is not None:
+                if serving is not None:  # shutdown() waits for serve_forever, so only once it runs
+                    server.shutdown()
+                server.server_close()
+        finally:  # a second Ctrl+C cuts the waits above short, never the removal of the folder
+            _remove_uninterrupted(root, main_thread)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+def _remove_uninterrupted(root: Path, main_thread: bool) -> None:
+    """Remove the server's private folder with Ctrl+C ignored meanwhile (only the main thread
+    may set handlers): pressed twice, it left the folder until the next server started."""
+    if not main_thread:
         shutil.rmtree(root, ignore_errors=True)
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        shutil.rmtree(root, ignore_errors=True)
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if before is None else before)
 
 
 __all__ = ["run", "inject", "Snapshot", "PREFIX"]

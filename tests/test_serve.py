@@ -453,3 +453,18 @@ def test_an_address_it_cannot_listen_on_is_said_with_the_likely_cause(tmp_path):
                              cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert unknown.returncode == 1 and "cannot listen on no-such-host.invalid:8000:" in unknown.stderr
     assert "another server" not in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_ctrl_c_pressed_twice_still_removes_the_private_folder(tmp_path, serve):
+    """The second Ctrl+C landed while serve was stopping (its build process, the server) and
+    cut the removal of its folder short: left until the next server started."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    served = serve(str(source), "--no-search")
+    served.process.send_signal(signal.SIGINT)
+    time.sleep(0.1)
+    if served.process.poll() is None:
+        served.process.send_signal(signal.SIGINT)
+    served.process.wait(timeout=10)
+    assert "Traceback" not in served.output()
+    assert list(served.temp.iterdir()) == []
