@@ -398,7 +398,7 @@ def build(network: Path, out: Path, work: Path, tag: str, *flags: str, drop: boo
     return {**found, **from_log(log.read_text(encoding="utf-8", errors="replace"), "--profile" in flags)}
 
 
-_KEPT = re.compile(r"(\d+) unchanged belief pages kept")
+_KEPT = re.compile(r"(\d+) unchanged belief pages? kept")
 _UNPARSED = re.compile(r"(\d+) unchanged documents not parsed again")
 _UNREAD = re.compile(r"\((\d+) not read\)")
 _STAGE = re.compile(r"^(\S.*?)\s+(\d+\.\d+) s(?:\s+\d+\.\d%)?$")  # progress.Stages.report lines

@@ -378,7 +378,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not args.quiet:
         total = len(built.checked.parsed.network.beliefs)
         count = counted(total, "belief") if built.published is None else f"{built.published} of {total} beliefs"
-        reused = f", {built.reused} unchanged belief pages kept" if built.reused else ""
+        reused = f", {counted(built.reused, 'unchanged belief page')} kept" if built.reused else ""
         reused += f", {built.unparsed} unchanged documents not parsed again" if built.unparsed else ""
         reused += f" ({built.unread} not read)" if built.unread else ""
         # Directory URLs (`belief/x/`) need a web server; file:// opens only index.html files.

@@ -103,8 +103,16 @@ def _settings(args: argparse.Namespace) -> tuple[SiteConfig, list[Diagnostic], P
     return settings(args.source, args.config, flag_overrides(args))
 
 
-def _targets(args: argparse.Namespace, config: SiteConfig, source: Path) -> tuple[frozenset, frozenset]:
-    """(folders watched recursively, files watched through their folder) for these settings."""
+Targets = tuple[frozenset, frozenset, frozenset]
+"""What serve watches: (folders, recursively; files, through their folder; folders whose
+every entry counts, not recursively)."""
+NOTHING: Targets = (frozenset(), frozenset(), frozenset())
+
+
+def _targets(args: argparse.Namespace, config: SiteConfig, source: Path, broken: bool = False) -> Targets:
+    """What to watch for these settings. While they have errors (`broken`), any entry made
+    or changed beside the configuration file counts too: the folder it names may not exist
+    yet (`templates: tpl` is E802 until tpl is made, and the option is then left out)."""
     folders: set[Path] = set()
     files: set[Path] = set()
 
@@ -120,8 +128,21 @@ def _targets(args: argparse.Namespace, config: SiteConfig, source: Path) -> tupl
     if config.templates:
         base = Path(config.config_path).parent if config.config_path else Path(".")
         add(base / config.templates)
-    add(Path(args.config) if args.config else Path(CONFIG_FILE))
-    return frozenset(folders), frozenset(files)
+    config_file = Path(os.path.abspath(args.config if args.config else CONFIG_FILE))
+    add(config_file)
+    return frozenset(folders), frozenset(files), frozenset((config_file.parent,) if broken else ())
+
+
+def _union(a: Targets, b: Targets) -> Targets:
+    return tuple(x | y for x, y in zip(a, b))  # type: ignore[return-value]
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 # --- what the server shows ----------------------------------------------------------------------
@@ -344,28 +365,31 @@ class _Watchers:
 
     def __init__(self, changes: queue.Queue) -> None:
         self.changes = changes
-        self.targets: tuple[frozenset, frozenset] = (frozenset(), frozenset())
+        self.targets: Targets = NOTHING
+        self._watched: dict[Path, tuple[int, int] | None] = {}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
-    def start(self, targets: tuple[frozenset, frozenset]) -> None:
+    def start(self, targets: Targets) -> None:
         import watchfiles
         self.stop()
         self.targets = targets
         self._stop = threading.Event()
-        folders, files = targets
+        folders, files, open_folders = targets
 
         def ordinary(change, path: str) -> bool:  # editors' swap files, dot-files (never read)
             return watchfiles.DefaultFilter()(change, path) and not Path(path).name.startswith(".")
 
         def named(change, path: str) -> bool:
-            return Path(path) in files
+            return Path(path) in files or (Path(path).parent in open_folders and ordinary(change, path))
 
         jobs = []
         if folders:
             jobs.append((sorted(folders), True, ordinary))
-        if files:
-            jobs.append((sorted({f.parent for f in files}), False, named))
+        beside = {f.parent for f in files} | open_folders
+        if beside:
+            jobs.append((sorted(beside), False, named))
+        self._watched = {folder: _identity(folder) for folder in folders | beside}
         ready = []
         for paths, recursive, keep in jobs:
             stop = _Watching(self._stop)
@@ -390,6 +414,15 @@ class _Watchers:
 
     def alive(self) -> bool:
         return all(t.is_alive() for t in self._threads)
+
+    def replaced(self, changed: set[str] = frozenset()) -> bool:
+        """Whether a watched folder was removed or made again since watching began: its watch
+        saw its last event (a branch switch, `rm -rf src && cp -r backup src`) and would never
+        report the next edit, though its thread runs on. Told by the folder itself among the
+        `changed` paths (a folder made again at once often gets the inode it had) or by its
+        device and inode."""
+        return (any(Path(path) in self._watched for path in changed)
+                or any(_identity(folder) != seen for folder, seen in self._watched.items()))
 
     def stop(self) -> None:
         self._stop.set()
@@ -431,7 +464,7 @@ class _Builder:
 
     def __init__(self, args: argparse.Namespace, state: _State, root: Path) -> None:
         self.args, self.state, self.root = args, state, root
-        self.targets: tuple[frozenset, frozenset] = (frozenset(), frozenset())
+        self.targets: Targets = NOTHING
         self.process = Rebuilder()
 
     def __call__(self) -> Snapshot:
@@ -445,8 +478,10 @@ class _Builder:
             _say(f"pages updated in {time.perf_counter() - started:.1f} s; updating the search index")
         try:
             config, problems, source = _settings(self.args)  # its problems come with the build's
-            if not has_errors(problems) or not any(self.targets):  # a broken mkdocs.yml moves nothing watched
-                self.targets = _targets(self.args, config, source)
+            broken = has_errors(problems)
+            found = _targets(self.args, config, source, broken)
+            # a broken mkdocs.yml stops watching nothing (its source may be the default, say)
+            self.targets = _union(self.targets, found) if broken else found
             reply = self.process.build(self.args.source, self.args.config, out, self.root / "cache", pages,
                                        flag_overrides(self.args), self.args.jobs)
         except Exception as exc:  # reading the settings failed: show it, keep serving
@@ -459,7 +494,7 @@ class _Builder:
         if reply.written:
             # the pages shown since `pages` are these: only pages that loaded the search bundle reload
             snap = self.state.searched() if early == [errors] else self.state.publish(out, errors, False)
-            kept = f", {reply.reused} unchanged belief pages kept" if reply.reused else ""
+            kept = f", {counted(reply.reused, 'unchanged belief page')} kept" if reply.reused else ""
             _say(f"built {counted(reply.beliefs, 'belief')} ({reply.files} files{kept}) in {elapsed:.1f} s"
                  + (" (with errors: see above)" if has_errors(found) else ""))
         elif early:  # Pagefind failed after the pages were put in place
@@ -549,12 +584,16 @@ def run(args: argparse.Namespace) -> int:
             try:
                 changed = changes.get(timeout=0.5)
             except queue.Empty:
-                if not watchers.alive() and time.monotonic() - restarted > 1:
+                if (not watchers.alive() or watchers.replaced()) and time.monotonic() - restarted > 1:
                     restarted = time.monotonic()  # a watched folder was removed or replaced
+                    watchers.start(builder.targets)  # first: an edit made during the build is seen
                     builder()
-                    watchers.start(builder.targets)
+                    if builder.targets != watchers.targets:
+                        watchers.start(builder.targets)
                 continue
             changed |= _drain(changes)
+            if watchers.replaced(changed):
+                watchers.start(builder.targets)
             _say(f"changed: {_shown(changed)}; rebuilding")
             builder()
             if builder.targets != watchers.targets:  # mkdocs.yml moved the source or the templates

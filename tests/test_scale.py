@@ -369,7 +369,7 @@ def test_incremental_build_equals_a_cold_build_after_each_kind_of_edit(cli, gene
     _edit(source, EDITS[edit])
     report = _build(cli, source, site, "--cache-dir", cache)
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
-    kept = int(report.split("unchanged belief pages kept")[0].rsplit(",", 1)[1]) if "kept" in report else 0
+    kept = int(report.split(" unchanged belief page")[0].rsplit(",", 1)[1]) if "kept" in report else 0
     if edit in ("claim", "metadata and challenges", "no-op"):
         assert kept > SIZE // 2  # only the pages that show the edited beliefs were rendered
     if edit == "no-op":
@@ -531,7 +531,7 @@ def test_a_flip_that_reaches_most_pages_links_the_kept_ones_into_a_new_folder(cl
 
 def _kept(report: str) -> int:
     """The pages a build's last line says it kept (0 when it says nothing of them)."""
-    return int(report.split("unchanged belief pages kept")[0].rsplit(",", 1)[1]) if "kept" in report else 0
+    return int(report.split(" unchanged belief page")[0].rsplit(",", 1)[1]) if "kept" in report else 0
 
 
 def _cited(nodes: dict) -> dict[str, int]:
@@ -595,7 +595,7 @@ def test_status_flips_render_only_the_pages_that_show_or_compute_from_them(cli, 
     for name, flip in flips:
         _edit(source, flip)
         report = _build(cli, source, site, "--cache-dir", cache)
-        kept[name] = int(report.split("unchanged belief pages kept")[0].rsplit(",", 1)[1])
+        kept[name] = int(report.split(" unchanged belief page")[0].rsplit(",", 1)[1])
         assert tree_digest(site) == _cold(cli, source, tmp_path / "cold"), name
     assert kept["quiet premise retracted"] > SIZE * 3 // 4 and kept["asserted again"] > SIZE * 3 // 4, kept
     assert all(0 < k < SIZE for k in kept.values()), kept

@@ -244,6 +244,46 @@ def test_a_network_json_source_the_config_and_the_templates_are_watched(tmp_path
     _stopped_cleanly(served)
 
 
+def test_a_source_folder_made_again_is_watched_again(tmp_path, serve):
+    """A branch switch or `rm -rf beliefs && cp -r backup beliefs` makes the folder again, often
+    with the inode it had: its watch saw its last event, and serve never saw an edit again."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    served = serve(str(source), "--no-search")
+    shutil.copytree(source, tmp_path / "backup")
+    shutil.rmtree(source)
+    shutil.copytree(tmp_path / "backup", source)
+    version = served.wait_version(1)["version"]
+    time.sleep(2.5)  # past the watcher's batching of the replacement (debounce 1.6 s)
+    version = served.version()["version"]
+    _edit(source / f"{BELIEF}.md", CLAIM, "Edited in the folder made again.")
+    served.wait_version(version, timeout=10)
+    assert b"Edited in the folder made again." in served.get(f"belief/{BELIEF}/")[1]
+    _stopped_cleanly(served)
+
+
+def test_a_templates_folder_made_after_the_configuration_named_it(tmp_path, serve):
+    """`templates: theme` before theme/ exists is E802 (the option is left out, so its folder
+    was never watched): making the folder now rebuilds with it."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: Beliefs\nplugins:\n  - beliefs:\n      source: beliefs\n"
+                      "      search: false\n      templates: theme\n", encoding="utf-8")
+    served = serve()
+    state = served.version()
+    assert not state["ok"] and "E802 option 'templates' names no folder" in state["problems"], state
+    default = Path(__file__).resolve().parent.parent / "templates" / "404.html"
+    (tmp_path / "theme").mkdir()
+    (tmp_path / "theme" / "404.html").write_text(
+        default.read_text(encoding="utf-8").replace("Not found", "Lost in the network"), encoding="utf-8")
+    deadline = time.monotonic() + 15
+    while b"Lost in the network" not in served.get("nowhere/")[1]:
+        assert time.monotonic() < deadline, served.output()
+        time.sleep(0.2)
+    assert served.version()["ok"]
+    _stopped_cleanly(served)
+
 def test_a_first_build_that_fails_shows_its_problems_until_fixed(tmp_path, serve):
     source = tmp_path / "beliefs"
     shutil.copytree(EXAMPLE, source)
