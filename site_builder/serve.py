@@ -467,6 +467,19 @@ class _Builder:
         self.targets: Targets = NOTHING
         self.process = Rebuilder()
 
+    def plan(self) -> Targets:
+        """What the next build reads, as the settings say now (watched before it starts, so an
+        edit saved during the build is seen). A broken mkdocs.yml stops watching nothing: its
+        source may be the default one, say."""
+        try:
+            config, problems, source = _settings(self.args)
+        except Exception:  # the build says why
+            return self.targets
+        broken = has_errors(problems)
+        found = _targets(self.args, config, source, broken)
+        self.targets = _union(self.targets, found) if broken else found
+        return self.targets
+
     def __call__(self) -> Snapshot:
         out = self.root / "site"
         started = time.perf_counter()
@@ -477,14 +490,9 @@ class _Builder:
             self.state.publish(out, early[0], False)
             _say(f"pages updated in {time.perf_counter() - started:.1f} s; updating the search index")
         try:
-            config, problems, source = _settings(self.args)  # its problems come with the build's
-            broken = has_errors(problems)
-            found = _targets(self.args, config, source, broken)
-            # a broken mkdocs.yml stops watching nothing (its source may be the default, say)
-            self.targets = _union(self.targets, found) if broken else found
             reply = self.process.build(self.args.source, self.args.config, out, self.root / "cache", pages,
                                        flag_overrides(self.args), self.args.jobs)
-        except Exception as exc:  # reading the settings failed: show it, keep serving
+        except Exception as exc:  # the build process could not be asked: show it, keep serving
             reply = Reply(crash=crash_text(exc))
         found = list(reply.diagnostics)
         errors = _errors(reply)
@@ -571,8 +579,8 @@ def run(args: argparse.Namespace) -> int:
             _say(f"belief-site: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}{busy}")
             return FAILED
         builder = _Builder(args, state, root)
+        watchers.start(builder.plan())
         builder()
-        watchers.start(builder.targets)
         serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                                    name="belief-site-http", daemon=True)
         serving.start()
@@ -586,18 +594,16 @@ def run(args: argparse.Namespace) -> int:
             except queue.Empty:
                 if (not watchers.alive() or watchers.replaced()) and time.monotonic() - restarted > 1:
                     restarted = time.monotonic()  # a watched folder was removed or replaced
-                    watchers.start(builder.targets)  # first: an edit made during the build is seen
+                    watchers.start(builder.plan())
                     builder()
-                    if builder.targets != watchers.targets:
-                        watchers.start(builder.targets)
                 continue
             changed |= _drain(changes)
-            if watchers.replaced(changed):
+            # Watching what this build reads (mkdocs.yml may have moved the source or the
+            # templates, a folder may have been made again) starts before it reads anything.
+            if builder.plan() != watchers.targets or watchers.replaced(changed):
                 watchers.start(builder.targets)
             _say(f"changed: {_shown(changed)}; rebuilding")
             builder()
-            if builder.targets != watchers.targets:  # mkdocs.yml moved the source or the templates
-                watchers.start(builder.targets)
     except KeyboardInterrupt:
         _say("belief-site serve: stopped")
         return OK

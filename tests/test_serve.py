@@ -426,7 +426,7 @@ def test_watching_has_begun_when_the_watchers_have_started(tmp_path, monkeypatch
     changes: queue.Queue = queue.Queue()
     watchers = _Watchers(changes)
     try:
-        watchers.start((frozenset({folder}), frozenset()))
+        watchers.start((frozenset({folder}), frozenset(), frozenset()))
         (folder / "a.md").write_text("saved right away", encoding="utf-8")
         assert changes.get(timeout=10) == {str(folder / "a.md")}
     finally:
