@@ -801,7 +801,7 @@ def test_a_cache_folder_moved_in_place_stays_trusted(cli, generated, tmp_path):
     site = tmp_path / "site"
     _build(cli, source, site, "--cache-dir", cache)
     cache.rename(moved)
-    assert "unchanged belief pages kept" in _build(cli, source, site, "--cache-dir", moved)
+    assert "unchanged belief page" in _build(cli, source, site, "--cache-dir", moved)
 
 
 def test_a_claim_edit_rerenders_its_neighbours_and_links_the_rest(cli, generated, tmp_path):
@@ -1631,7 +1631,7 @@ def test_a_claim_edit_that_moves_lines_in_a_document_stays_incremental(cli, tmp_
     claim = "Transformer attention is a structured directed computation"
     doc.write_text(text.replace(claim, "A second line of claim.\n" + claim, 1), encoding="utf-8")
     report = _build(cli, project / "beliefs", site, "--cache-dir", cache)
-    assert "unchanged belief pages kept" in report
+    assert "unchanged belief page" in report
     assert tree_digest(site) == _cold(cli, project / "beliefs", tmp_path / "cold")
 
 
