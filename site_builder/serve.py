@@ -130,11 +130,22 @@ def _targets(args: argparse.Namespace, config: SiteConfig, source: Path, broken:
         add(base / config.templates)
     config_file = Path(os.path.abspath(args.config if args.config else CONFIG_FILE))
     add(config_file)
-    return frozenset(folders), frozenset(files), frozenset((config_file.parent,) if broken else ())
+    beside = config_file.parent
+    return frozenset(folders), frozenset(files), frozenset((beside,) if broken and beside.is_dir() else ())
 
 
 def _union(a: Targets, b: Targets) -> Targets:
     return tuple(x | y for x, y in zip(a, b))  # type: ignore[return-value]
+
+
+def _existing(targets: Targets) -> Targets:
+    """The targets as they can be watched now: a folder gone since is watched through its
+    parent, and what has no folder left is dropped (watchfiles refuses a job naming a missing
+    path, which stopped the others it watched and restarted serve every second)."""
+    folders, files, open_folders = targets
+    gone = {f for f in folders if not f.is_dir()}
+    return (frozenset(folders - gone), frozenset(f for f in files | gone if f.parent.is_dir()),
+            frozenset(f for f in open_folders if f.is_dir()))
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -367,6 +378,8 @@ class _Watchers:
         self.changes = changes
         self.targets: Targets = NOTHING
         self._watched: dict[Path, tuple[int, int] | None] = {}
+        self._gone = threading.Event()
+        """Set when a watched folder itself was deleted (told by its watch)."""
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -380,16 +393,22 @@ class _Watchers:
         def ordinary(change, path: str) -> bool:  # editors' swap files, dot-files (never read)
             return watchfiles.DefaultFilter()(change, path) and not Path(path).name.startswith(".")
 
+        beside = {f.parent for f in files} | open_folders
+
         def named(change, path: str) -> bool:
-            return Path(path) in files or (Path(path).parent in open_folders and ordinary(change, path))
+            # a folder made beside a broken mkdocs.yml may be the one it names; not a file (a
+            # log written there, `serve > serve.log`, would rebuild for ever)
+            found = Path(path)
+            return (found in files or found in beside
+                    or (found.parent in open_folders and change == watchfiles.Change.added and found.is_dir()))
 
         jobs = []
         if folders:
             jobs.append((sorted(folders), True, ordinary))
-        beside = {f.parent for f in files} | open_folders
         if beside:
             jobs.append((sorted(beside), False, named))
         self._watched = {folder: _identity(folder) for folder in folders | beside}
+        self._gone.clear()
         ready = []
         for paths, recursive, keep in jobs:
             stop = _Watching(self._stop)
@@ -405,6 +424,9 @@ class _Watchers:
         try:
             for batch in watchfiles.watch(*paths, watch_filter=keep, recursive=recursive, stop_event=stop,
                                           debounce=1600, step=50, rust_timeout=1000, raise_interrupt=False):
+                if any(change == watchfiles.Change.deleted and Path(path) in self._watched
+                       for change, path in batch):
+                    self._gone.set()
                 self.changes.put({path for _, path in batch})
         except Exception as exc:  # a watched folder vanished: the main loop restarts the watchers
             if not stop.is_set():
@@ -415,14 +437,13 @@ class _Watchers:
     def alive(self) -> bool:
         return all(t.is_alive() for t in self._threads)
 
-    def replaced(self, changed: set[str] = frozenset()) -> bool:
+    def replaced(self) -> bool:
         """Whether a watched folder was removed or made again since watching began: its watch
         saw its last event (a branch switch, `rm -rf src && cp -r backup src`) and would never
-        report the next edit, though its thread runs on. Told by the folder itself among the
-        `changed` paths (a folder made again at once often gets the inode it had) or by its
-        device and inode."""
-        return (any(Path(path) in self._watched for path in changed)
-                or any(_identity(folder) != seen for folder, seen in self._watched.items()))
+        report the next edit, though its thread runs on. Told by its watch (a folder made
+        again at once often gets the inode it had; polling reports a folder as modified on
+        every save, so only its deletion counts) or by its device and inode."""
+        return self._gone.is_set() or any(_identity(folder) != seen for folder, seen in self._watched.items())
 
     def stop(self) -> None:
         self._stop.set()
@@ -477,7 +498,7 @@ class _Builder:
             return self.targets
         broken = has_errors(problems)
         found = _targets(self.args, config, source, broken)
-        self.targets = _union(self.targets, found) if broken else found
+        self.targets = _existing(_union(self.targets, found)) if broken else found
         return self.targets
 
     def __call__(self) -> Snapshot:
@@ -600,7 +621,7 @@ def run(args: argparse.Namespace) -> int:
             changed |= _drain(changes)
             # Watching what this build reads (mkdocs.yml may have moved the source or the
             # templates, a folder may have been made again) starts before it reads anything.
-            if builder.plan() != watchers.targets or watchers.replaced(changed):
+            if builder.plan() != watchers.targets or watchers.replaced():
                 watchers.start(builder.targets)
             _say(f"changed: {_shown(changed)}; rebuilding")
             builder()
@@ -616,23 +637,30 @@ def run(args: argparse.Namespace) -> int:
                 if serving is not None:  # shutdown() waits for serve_forever, so only once it runs
                     server.shutdown()
                 server.server_close()
-        finally:  # a second Ctrl+C cuts the waits above short, never the removal of the folder
+        except KeyboardInterrupt:  # Ctrl+C again while stopping: it cuts the waits short, still a stop
+            pass
+        finally:
             _remove_uninterrupted(root, main_thread)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
 
 
+STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def _remove_uninterrupted(root: Path, main_thread: bool) -> None:
-    """Remove the server's private folder with Ctrl+C ignored meanwhile (only the main thread
-    may set handlers): pressed twice, it left the folder until the next server started."""
+    """Remove the server's private folder with Ctrl+C, SIGTERM and SIGHUP ignored meanwhile
+    (only the main thread may set handlers): pressed twice, Ctrl+C left the folder until the
+    next server started."""
     if not main_thread:
         shutil.rmtree(root, ignore_errors=True)
         return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in STOPPING}
     try:
         shutil.rmtree(root, ignore_errors=True)
     finally:
-        signal.signal(signal.SIGINT, signal.SIG_DFL if before is None else before)
+        for sig, handler in before.items():
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
 
 
 __all__ = ["run", "inject", "Snapshot", "PREFIX"]

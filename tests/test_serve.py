@@ -262,6 +262,57 @@ def test_a_source_folder_made_again_is_watched_again(tmp_path, serve):
     _stopped_cleanly(served)
 
 
+def test_a_watched_folder_deleted_is_told_by_its_watch_even_when_made_again_with_its_inode(tmp_path, monkeypatch):
+    """A folder made again at once often gets the inode it had (rm -rf data && cp -r backup data),
+    so only its watch can tell: a documents folder (watched recursively) and a network.json's
+    folder (watched through it), whose own deletion the filter dropped."""
+    import queue
+
+    from site_builder import serve as serve_module
+    monkeypatch.setattr(serve_module, "_identity", lambda path: (0, 0))  # the same inode, always
+    docs, data = tmp_path / "docs", tmp_path / "data"
+    for target, folder in (((frozenset({docs}), frozenset(), frozenset()), docs),
+                           ((frozenset(), frozenset({data / "net.json"}), frozenset()), data)):
+        folder.mkdir()
+        (folder / "net.json").write_text("{}", encoding="utf-8")
+        watchers = serve_module._Watchers(queue.Queue())
+        try:
+            watchers.start(target)
+            assert not watchers.replaced()
+            shutil.rmtree(folder)
+            folder.mkdir()
+            deadline = time.monotonic() + 10
+            while not watchers.replaced():
+                assert time.monotonic() < deadline, f"{folder.name}: the deletion went untold"
+                time.sleep(0.1)
+        finally:
+            watchers.stop()
+
+
+def test_a_broken_configuration_watches_no_file_beside_it_nor_a_missing_folder(tmp_path, serve):
+    """While mkdocs.yml is broken, a folder made beside it may be the one it names; a file
+    written there (serve's own log: `serve > serve.log`) rebuilt for ever, and so did a
+    --config in a folder that does not exist (watchfiles refused it; serve restarted it
+    every second)."""
+    source = tmp_path / "beliefs"
+    shutil.copytree(EXAMPLE, source)
+    (tmp_path / "mkdocs.yml").write_text("site_name: B\nplugins:\n  - beliefs:\n      source: beliefs\n"
+                                         "      search: false\n      templates: theme\n", encoding="utf-8")
+    served = serve()
+    assert "E802" in served.version()["problems"]
+    version = served.version()["version"]
+    for k in range(12):
+        with open(tmp_path / "serve.log", "a", encoding="utf-8") as log:
+            log.write(f"line {k}\n")
+        time.sleep(0.25)
+    time.sleep(2)
+    assert served.version()["version"] == version and "serve.log" not in served.output()
+    _stopped_cleanly(served)
+    elsewhere = serve(str(source), "--no-search", "--config", str(tmp_path / "nowhere" / "mkdocs.yml"))
+    time.sleep(3)
+    assert elsewhere.output().count("rebuilding") == 0 and "stopped watching" not in elsewhere.output()
+    _stopped_cleanly(elsewhere)
+
 def test_a_templates_folder_made_after_the_configuration_named_it(tmp_path, serve):
     """`templates: theme` before theme/ exists is E802 (the option is left out, so its folder
     was never watched): making the folder now rebuilds with it."""
@@ -505,6 +556,6 @@ def test_ctrl_c_pressed_twice_still_removes_the_private_folder(tmp_path, serve):
     time.sleep(0.1)
     if served.process.poll() is None:
         served.process.send_signal(signal.SIGINT)
-    served.process.wait(timeout=10)
+    assert served.process.wait(timeout=10) == 0  # a stop, as with one Ctrl+C
     assert "Traceback" not in served.output()
     assert list(served.temp.iterdir()) == []
