@@ -74,9 +74,12 @@ def test_actions_are_pinned_and_permissions_are_least():
     # and writes the comment with belief-site diff from git revisions.
     checkouts = [s for s in _steps(comment) if "checkout" in s.get("uses", "")]
     assert len(checkouts) == 1 and not {"ref", "repository"} & set(checkouts[0]["with"])
-    assert checkouts[0]["with"]["persist-credentials"] is False
+    assert checkouts[0]["with"]["persist-credentials"] is False  # the token goes to one fetch only
+    assert "GH_TOKEN" not in comment["jobs"]["comment"].get("env", {})  # nor to what is installed
+    [post] = [s for s in _steps(comment) if "GH_TOKEN" in s.get("env", {})]
+    assert post["shell"] == "bash" and "extraheader" in post["run"]
     scripts = "\n".join(s.get("run", "") for s in _steps(comment))
-    assert not re.search(r"\bgit(\s+-C\s+\S+)?\s+(checkout|switch|merge|worktree|reset|pull|restore)\b", scripts)
+    assert not re.search(r"\bgit(\s+-C\s+\S+)?\s+(checkout|switch|merge|worktree|reset|pull|restore)(?![\w-])", scripts)
     assert re.findall(r"pip install\s+\S+", scripts) == ["pip install .", 'pip install "$BELIEF_SITE"']
     assert re.findall(r"belief-site\s+([a-z]+)", scripts) == ["diff"]  # the one command it runs
     assert re.findall(r"summary/[\w.-]+", scripts) == ["summary/pr-number"]  # never the artifact's comment.md
@@ -372,9 +375,14 @@ def test_the_comment_is_written_here_never_taken_from_the_artifact(runner, tmp_p
     fake approval, @-mentions): the comment is written by this repository's belief-site from
     the pull request's commits, whose claims cannot mention anyone nor link an issue either."""
     repo = pull_request(tmp_path, edited(BASE, p=premise(claim="Ping @octocat about #12 and GH-3 <img src=x>")))
+    # The base branch moves on after the pull request branched: not the pull request's change.
+    head_sha, branched = git(repo.root, "rev-parse", "HEAD"), git(repo.root, "rev-parse", "origin/main")
+    git(repo.root, "checkout", "-q", "--detach", branched)
+    git(repo.root, "update-ref", "refs/remotes/origin/main", repo.commit(edited(BASE, later=premise()), "main"))
+    git(repo.root, "checkout", "-q", head_sha)
     cwd = tmp_path / "run"
     cwd.mkdir()
-    head_sha = comment_checkout(repo, cwd)
+    assert comment_checkout(repo, cwd) == head_sha
     (runner.artifacts / "belief-summary").mkdir(parents=True, exist_ok=True)
     (runner.artifacts / "belief-summary" / "pr-number").write_text(PR)
     (runner.artifacts / "belief-summary" / "comment.md").write_text(
@@ -388,6 +396,7 @@ def test_the_comment_is_written_here_never_taken_from_the_artifact(runner, tmp_p
     assert "Approved" not in body and "evil.example" not in body
     assert "- `p`: claim (" in body and "@\u200boctocat" in body and "#\u200b12" in body and "GH\u200b" in body
     assert "@octocat" not in body and "<img" not in body
+    assert "`later`" not in body and "0 removed" in body  # what the base gained since is no removal
     assert git(cwd / "base", "rev-parse", "HEAD") == git(repo.root, "rev-parse", "origin/main")  # not checked out
 
 
