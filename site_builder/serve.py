@@ -399,7 +399,7 @@ class _Watchers:
             # a folder made beside a broken mkdocs.yml may be the one it names; not a file (a
             # log written there, `serve > serve.log`, would rebuild for ever)
             found = Path(path)
-            return (found in files or found in beside
+            return (found in files or (found in beside and change == watchfiles.Change.deleted)
                     or (found.parent in open_folders and change == watchfiles.Change.added and found.is_dir()))
 
         jobs = []
