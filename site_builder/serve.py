@@ -104,14 +104,14 @@ def _settings(args: argparse.Namespace) -> tuple[SiteConfig, list[Diagnostic], P
 
 
 Targets = tuple[frozenset, frozenset, frozenset]
-"""What serve watches: (folders, recursively; files, through their folder; folders whose
-every entry counts, not recursively)."""
+"""What serve watches: (folders, recursively; files, through their folder; folders where a
+folder made counts, while mkdocs.yml is broken)."""
 NOTHING: Targets = (frozenset(), frozenset(), frozenset())
 
 
 def _targets(args: argparse.Namespace, config: SiteConfig, source: Path, broken: bool = False) -> Targets:
-    """What to watch for these settings. While they have errors (`broken`), any entry made
-    or changed beside the configuration file counts too: the folder it names may not exist
+    """What to watch for these settings. While they have errors (`broken`), a folder made
+    beside the configuration file counts too: it may be one the file names that did not exist
     yet (`templates: tpl` is E802 until tpl is made, and the option is then left out)."""
     folders: set[Path] = set()
     files: set[Path] = set()
