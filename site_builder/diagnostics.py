@@ -78,17 +78,17 @@ CODES = {
 }
 
 
-# Control characters (C0, DEL, C1) and the bidirectional formatting ones: a file name may hold
-# them (git allows a newline or ESC in one), and printed as they are they would start a line of
-# its own (a GitHub workflow command such as `::add-mask::`), drive the terminal, or reorder
-# what a reviewer reads.
-_UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Control characters (C0, DEL, C1) and the bidirectional formatting ones: a file name (git
+# allows a newline or ESC in one) or a network.json text may hold them, and shown as they are
+# they would start a line of their own (a GitHub workflow command such as `::add-mask::`),
+# drive the terminal, or reorder what a reviewer reads.
+UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def shown_path(path: str | os.PathLike) -> str:
     """A file's path as printed for people: each control or bidi character as a Python
     escape (`\\n`, `\\x1b`, `\\u202e`), the rest as it is."""
-    return _UNSHOWABLE.sub(lambda m: repr(m[0])[1:-1], os.fspath(path))
+    return UNSHOWABLE.sub(lambda m: repr(m[0])[1:-1], os.fspath(path))
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,39 +113,27 @@ def _targets(args: argparse.Namespace, config: SiteConfig, source: Path, broken:
     """What to watch for these settings. While they have errors (`broken`), a folder made
     beside the configuration file counts too: it may be one the file names that did not exist
     yet (`templates: tpl` is E802 until tpl is made, and the option is then left out)."""
-    folders: set[Path] = set()
-    files: set[Path] = set()
-
-    def add(path: Path) -> None:
-        path = Path(os.path.abspath(path))
-        if path.is_dir():
-            folders.add(path)
-        elif path.parent.is_dir():  # a file, or a folder not created yet: watch its parent
-            files.add(path)
-
-    add(source)
-    add(templates_dir())
+    paths = [source, templates_dir()]
     if config.templates:
         base = Path(config.config_path).parent if config.config_path else Path(".")
-        add(base / config.templates)
+        paths.append(base / config.templates)
     config_file = Path(os.path.abspath(args.config if args.config else CONFIG_FILE))
-    add(config_file)
-    beside = config_file.parent
-    return frozenset(folders), frozenset(files), frozenset((beside,) if broken and beside.is_dir() else ())
+    paths.append(config_file)
+    return _watchable({Path(os.path.abspath(p)) for p in paths}, {config_file.parent} if broken else set())
+
+
+def _watchable(paths: set[Path], open_folders: set[Path]) -> Targets:
+    """Each path as it can be watched now: a folder recursively; a file, or a folder not made
+    yet, through its folder; nothing when that is missing too (watchfiles refuses a job naming
+    a missing path, which would stop the others it watches)."""
+    folders = {p for p in paths if p.is_dir()}
+    files = {p for p in paths - folders if p.parent.is_dir()}
+    return frozenset(folders), frozenset(files), frozenset(f for f in open_folders if f.is_dir())
 
 
 def _union(a: Targets, b: Targets) -> Targets:
-    return tuple(x | y for x, y in zip(a, b))  # type: ignore[return-value]
-
-
-def _existing(targets: Targets) -> Targets:
-    """The targets as they can be watched now: a folder gone since is watched through its
-    parent, and what has no folder left is dropped (watchfiles refuses a job naming a missing
-    path, which stopped the others it watched and restarted serve every second)."""
-    folders, files, open_folders = targets
-    gone = {f for f in folders if not f.is_dir()}
-    return (frozenset(folders - gone), frozenset(f for f in files | gone if f.parent.is_dir()),
-            frozenset(f for f in open_folders if f.is_dir()))
+    """What both watch, as it can be watched now (a folder gone since goes through its parent)."""
+    return _watchable(a[0] | a[1] | b[0] | b[1], a[2] | b[2])
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -498,7 +486,7 @@ class _Builder:
             return self.targets
         broken = has_errors(problems)
         found = _targets(self.args, config, source, broken)
-        self.targets = _existing(_union(self.targets, found)) if broken else found
+        self.targets = _union(self.targets, found) if broken else found
         return self.targets
 
     def __call__(self) -> Snapshot:

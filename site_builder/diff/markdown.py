@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from ..diagnostics import counted
+from ..diagnostics import UNSHOWABLE, counted
 from .records import Edited, Flip, NetworkDiff
 from .textdiff import words
 
@@ -20,9 +20,6 @@ __all__ = ["markdown", "MAX_BYTES"]
 
 MAX_BYTES = 60_000
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()+\-.!|~>])")
-_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-"""Control characters (network.json may hold them: documents cannot, E104) and the bidi
-embeddings, overrides and isolates, which could reorder what a reviewer reads."""
 _GH_REFERENCE = re.compile(r"\b(GH)(?=\\?-\d)", re.IGNORECASE)
 CONTEXT = 30
 """Characters of unchanged text kept on each side of an edit of a claim or summary."""
@@ -39,7 +36,7 @@ def text(value: str, limit: int = 120) -> str:
 
 
 def _inert(value: str) -> str:
-    value = _SPECIAL.sub(r"\\\1", escape(_HIDDEN.sub("\ufffd", value), quote=False))
+    value = _SPECIAL.sub(r"\\\1", escape(UNSHOWABLE.sub("\ufffd", value), quote=False))
     value = value.replace("@", "@\u200b").replace("#", "#\u200b")
     return _GH_REFERENCE.sub("\\1\u200b", value)  # GH-12 links (and cross-references) issue 12 as #12 does
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import re
 
@@ -60,9 +61,8 @@ def looks_like_reason(line: str) -> bool:
 
 def calendar_date(stamp: str) -> bool:
     """True when an ISO-8601 stamp's date exists (`2024-13-45` does not)."""
-    import datetime
     try:
-        datetime.date(int(stamp[0:4]), int(stamp[5:7]), int(stamp[8:10]))
+        datetime.date.fromisoformat(stamp[:10])
     except ValueError:
         return False
     return True
