@@ -286,13 +286,16 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     def _static(self, path: str, snap: Snapshot, head: bool) -> None:
         self.directory = str(snap.site)
         file = Path(self.translate_path(self.path))
-        if _kind(file) == "folder":
+        kind = _kind(file)
+        if kind == "folder":
             if not path.endswith("/"):  # the standard redirect to the folder URL
                 super().do_HEAD() if head else super().do_GET()
                 return
-            file = file / "index.html"
-        page = _read(file) if file.suffix == ".html" else None
-        if _kind(file) != "file" or (file.suffix == ".html" and page is None):
+            file, kind = file / "index.html", _kind(file / "index.html")
+        elif path.endswith("/"):  # a file asked for as a folder (`page.html/`): not found, as on
+            kind = None  # any static host (served, every relative link on it would break)
+        page = _read(file) if kind == "file" and file.suffix == ".html" else None
+        if kind != "file" or (file.suffix == ".html" and page is None):
             # (or gone while a rebuild replaces it: the page reloads once the build is done)
             body = _read(snap.site / "404.html") or b"<!doctype html><title>Not found</title><body>Not found</body>"
             self._send(404, inject(body, snap), "text/html; charset=utf-8", head)

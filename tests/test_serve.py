@@ -171,6 +171,8 @@ def test_serves_the_build_output_with_a_reload_script_added_on_the_way_out(tmp_p
     # a name longer than the file system allows (ENAMETOOLONG) is as missing, not a traceback
     assert [served.get(p)[0] for p in ("a" * 256, f"belief/{'x' * 300}/", f"{'y' * 300}.html")] == [404] * 3
     assert served.get("", Host="attacker.example")[0] == 403  # DNS rebinding
+    # a file's URL with a slash after it names a folder that is not there (its links would break)
+    assert [served.get(p)[0] for p in (f"belief/{BELIEF}/index.html/", "assets/style.css/")] == [404] * 2
 
     _edit(source / f"{BELIEF}.md", CLAIM, "A claim edited while serving.")
     assert served.wait_version(1)["ok"]
