@@ -24,6 +24,7 @@ from site_builder.render.diagrams.neighbourhood import Edge, Neighbourhood, Node
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
+HREF = "{http://www.w3.org/1999/xlink}href"  # links are xlink:href (svg.XLINK)
 
 
 # --- building networks by hand -------------------------------------------------------------
@@ -60,7 +61,7 @@ def nodes_of(svg: str) -> dict[str, dict]:
         tooltip = group.find(f"{SVG}title").text
         key = tooltip.split(" ", 1)[0]
         rect = group.find(f"{SVG}rect")
-        found[key] = {"href": link.get("href"), "class": group.get("class").split(),
+        found[key] = {"href": link.get(HREF), "class": group.get("class").split(),
                       "y": float(rect.get("y")), "x": float(rect.get("x")),
                       "width": float(rect.get("width")), "text": group.find(f"{SVG}text").text,
                       "tooltip": tooltip, "aria-current": link.get("aria-current"),
@@ -113,7 +114,7 @@ def test_node_cap_adds_a_more_node_linking_to_the_dependents_list():
     deps = [belief(f"d{i:02}", sl("c")) for i in range(10)]
     ctx = context(belief("p"), belief("c", sl("p")), *deps, diagram_max_nodes=5)
     svg = render_diagrams(ctx).svg["c"]
-    links = [a for a in parse(svg).iter(f"{SVG}a") if a.get("href") == "#dependents"]
+    links = [a for a in parse(svg).iter(f"{SVG}a") if a.get(HREF) == "#dependents"]
     assert len(links) == 1
     group = links[0].find(f"{SVG}g")
     assert "more" in group.get("class").split()
@@ -128,7 +129,7 @@ def test_more_node_above_links_to_the_justifications():
     ctx = context(*(belief(f"p{i}") for i in range(6)), belief("c", sl(*(f"p{i}" for i in range(6)))),
                   diagram_max_nodes=3)
     svg = render_diagrams(ctx).svg["c"]
-    hrefs = [a.get("href") for a in parse(svg).iter(f"{SVG}a")]
+    hrefs = [a.get(HREF) for a in parse(svg).iter(f"{SVG}a")]
     assert "#justifications" in hrefs and "#dependents" not in hrefs
 
 

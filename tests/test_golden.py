@@ -247,7 +247,7 @@ def test_seed_page_inline_diagram(seed):
     assert svg.attrs["aria-labelledby"] == "belief-diagram-title belief-diagram-desc"
     assert svg.all("title", id="belief-diagram-title")[0].text == f"Dependency diagram of {SEED}"
     assert svg.one("desc").text.startswith(f"{SEED} is IN; 3 antecedents above and 1 dependent below")
-    links = {a.attrs["href"]: a for a in svg.all("a")}
+    links = {a.attrs["xlink:href"]: a for a in svg.all("a")}
     assert set(links) == {"./", *(f"../{p}/" for p in PREMISES), f"../{DEPENDENT}/"}
     assert links["./"].attrs.get("aria-current") == "page"
     for target in (*PREMISES, DEPENDENT):

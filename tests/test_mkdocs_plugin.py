@@ -703,3 +703,40 @@ def test_material_instant_navigation_starts_the_index_script(host_env, tmp_path,
         context.close()
     finally:
         server.shutdown()
+
+
+def test_material_instant_navigation_reaches_belief_pages_and_their_diagrams(host_env, tmp_path, chromium):
+    """Found by a plugin audit: Material's instant navigation sets `el.href = el.href` on every
+    `[href]` of the page it switches to; the diagram's SVG links (`<a href>`, a read-only
+    property there) made that throw, and the old page stayed on screen under the new URL."""
+    _require("material")
+    from playwright.sync_api import expect
+    site = tmp_path / "site"
+    site.mkdir()
+    server, base = _serve(site)
+    try:
+        config = write_project(tmp_path, "material", EXAMPLE,
+                               extra=f"  features: [navigation.instant]\nsite_url: {base}\n")
+        (tmp_path / "docs" / "index.md").write_text(f"# Home\n\n[The seed](belief/{SEED}/index.md)\n",
+                                                    encoding="utf-8")
+        run_host(host_env, "material", config, "build", "-d", str(site))
+        context = chromium.new_context()
+        tab = context.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.goto(base)
+        tab.wait_for_load_state("networkidle")
+        tab.evaluate("window.notReloaded = true")
+        tab.get_by_role("link", name="The seed").first.click()
+        tab.wait_for_url(base + f"belief/{SEED}/")
+        expect(tab.locator("article h1")).to_have_text(SEED)
+        assert tab.evaluate("window.notReloaded === true")  # an instant switch, not a page load
+        assert tab.locator("#diagram svg a").count() > 1
+        # Material leaves SVG links to the browser (a page load): they lead on all the same
+        tab.locator("#diagram svg a", has_text="attention-scaled-by-sqrt-dk").first.click()
+        tab.wait_for_url(base + "belief/attention-scaled-by-sqrt-dk/")
+        expect(tab.locator("article h1")).to_have_text("attention-scaled-by-sqrt-dk")
+        assert errors == []
+        context.close()
+    finally:
+        server.shutdown()

@@ -34,6 +34,10 @@ COLOURS = {
     "out": ("#fdecea", "#b3261e", "#5c1410"),
     "more": ("#ffffff", "#757575", "#333333"),
 }
+XLINK = "http://www.w3.org/1999/xlink"
+"""Links are `xlink:href`: an SVG `<a href>` has a read-only `href` property, and Material for
+MkDocs' instant navigation assigns `el.href = el.href` to every `[href]` of the new page, which
+then threw and left the old page on screen."""
 EDGE_COLOUR = "#5f6368"
 OUTLIST_DASH = "5 3"
 
@@ -129,7 +133,7 @@ def write_svg(drawing: Drawing, nodes: Sequence[NodeInfo], outlist: Sequence[boo
     height = legend_y + legend_h + MARGIN
     w, h = _f(width), _f(height)
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="belief-diagram" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="{XLINK}" class="belief-diagram" role="img" '
         f'aria-labelledby="{TITLE_ID} {DESC_ID}" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
         f'font-family="{_attr(FONT_FAMILY)}" font-size="{FONT_SIZE}">',
         f'<title id="{TITLE_ID}">{_text(title)}</title>',
@@ -155,7 +159,7 @@ def write_svg(drawing: Drawing, nodes: Sequence[NodeInfo], outlist: Sequence[boo
         aria = ' aria-current="page"' if info.current else ""
         x, y = box.x + dx, box.y + dy
         out.append(
-            f'<a href="{_attr(info.href)}"{aria}><g class="{cls}"><title>{_text(info.tooltip)}</title>'
+            f'<a xlink:href="{_attr(info.href)}"{aria}><g class="{cls}"><title>{_text(info.tooltip)}</title>'
             f'<rect x="{_f(x - box.w / 2)}" y="{_f(y - box.h / 2)}" width="{_f(box.w)}" '
             f'height="{_f(box.h)}" rx="4" fill="{fill}" stroke="{stroke}"{extra_rect}/>'
             f'<text x="{_f(x)}" y="{_f(y + 4)}" text-anchor="middle" fill="{ink}"{weight}>'
