@@ -7,12 +7,15 @@ ends, BOM and final newline. Running it twice changes nothing the second time.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from .checks import echo_of, kind_of
 from .evaluate import Evaluation
+from .ids import document_path
 from .model import Belief
 from .parse.document import CHALLENGE, COUNT, DEPENDENT, ITEM, STATUS, Document
+from .parse.grammar import item_id
 
 __all__ = ["format_document"]
 
@@ -45,31 +48,53 @@ def _item(match: re.Match, ev: Evaluation) -> str:
     return line + match.string[match.end():]
 
 
-def _new_dependent(ref: str, ev: Evaluation, style: re.Match | None, markdown: bool) -> str:
-    prefix = (style.group("prefix") or "") if style else ("- " if markdown else "")
+def _new_dependent(doc: Document, ref: str, ev: Evaluation, style: re.Match | None) -> str:
+    """A line for a dependent the document does not list yet, in the style of its first item
+    (a Markdown link too: to the dependent's document, from this one's folder)."""
+    prefix = (style.group("prefix") or "") if style else ("- " if doc.markdown else "")
     tagged = bool(style.group("tag")) if style else True
     echoed = style.group("rest") is not None if style else True
-    line = prefix + (ev.value(ref) + " " if tagged else "") + ref
+    shown = ref
+    if style and style.group("lid"):
+        folder = posixpath.dirname(doc.source.relative.as_posix()) or "."
+        shown = f"[{ref}]({posixpath.relpath(document_path(ref).as_posix(), folder)})"
+    line = prefix + (ev.value(ref) + " " if tagged else "") + shown
     return line + (" — " + echo_of(ev.network.beliefs[ref]) if echoed else "")
 
 
-def _dependents_block(doc: Document, ev: Evaluation) -> tuple[int, int, list[str]] | None:
-    """(first, last, new lines) replacing lines[first:last] with the computed list."""
+def _dependents_block(doc: Document, ev: Evaluation, out: list[str], at: list[int]) -> tuple[int, int, list[str]] | None:
+    """(first, last, new lines) replacing out[first:last] with the computed list; `out` holds
+    the document's lines refreshed one by one, line k of the document at out[at[k]]. Items
+    listed already keep their spelling (a link's target too); lines a person wrote between
+    items (W310) stay after the item above them, or go to the end when it went."""
     if doc.stated.dependents is None or doc.belief is None:
         return None
     indexes = [k for k, line in enumerate(doc.lines) if line.role == DEPENDENT]
-    style = doc.lines[indexes[0]].match if indexes else None
     beliefs = ev.network.beliefs
     computed = sorted({d.id for d in ev.dependents[doc.belief.id]})
-    external = [doc.lines[k].text.rstrip() for k in indexes
-                if (doc.lines[k].match.group("lid") or doc.lines[k].match.group("bid")) not in beliefs]
-    new = [_new_dependent(ref, ev, style, doc.markdown) for ref in computed] + external
-    if indexes:
-        return indexes[0], indexes[-1] + 1, new
-    if not new:
-        return None
-    anchor = doc.dependents_anchor + 1
-    return anchor, anchor, ["", *new]
+    if not indexes:
+        if not computed:
+            return None
+        anchor = at[doc.dependents_anchor + 1]
+        return anchor, anchor, ["", *(_new_dependent(doc, ref, ev, None) for ref in computed)]
+    listed: dict[str, str] = {}
+    notes: dict[str, list[str]] = {}
+    external: list[str] = []
+    for k, after in zip(indexes, [*indexes[1:], indexes[-1] + 1]):
+        ref = item_id(doc.lines[k].match)
+        between = out[at[k] + 1:at[after]]
+        if ref not in beliefs and ref not in listed:
+            external.append(ref)
+        listed.setdefault(ref, out[at[k]].rstrip())
+        if any(line.strip() for line in between):
+            notes.setdefault(ref, []).extend(between)
+    style = doc.lines[indexes[0]].match
+    new: list[str] = []
+    for ref in [*computed, *external]:
+        new.append(listed.get(ref) or _new_dependent(doc, ref, ev, style))
+        new += notes.pop(ref, [])
+    new += [line for lines in notes.values() for line in lines]  # after items no longer listed
+    return at[indexes[0]], at[indexes[-1] + 1], new
 
 
 def format_document(doc: Document, ev: Evaluation) -> str:
@@ -78,8 +103,10 @@ def format_document(doc: Document, ev: Evaluation) -> str:
     if belief is None or ev.network.beliefs.get(belief.id) is not belief:
         return doc.source.text
     out: list[str] = []
+    at: list[int] = []  # where each line of the document went in `out`
     dropped = False  # the count sentence, which a single justification has none of (spec §2.3)
     for line in doc.lines:
+        at.append(len(out))
         if dropped and not line.text.strip() and out and not out[-1].strip():
             dropped = False  # its blank line too: one blank stays between the parts
             continue
@@ -95,7 +122,8 @@ def format_document(doc: Document, ev: Evaluation) -> str:
             out.append(_item(line.match, ev) + line.text.rstrip()[len(line.match.string):])
         else:
             out.append(line.text)
-    block = _dependents_block(doc, ev)
+    at.append(len(out))
+    block = _dependents_block(doc, ev, out, at)
     if block:
         first, last, new = block
         out[first:last] = new

@@ -153,3 +153,61 @@ def test_a_count_sentence_over_a_single_justification_goes(tmp_path, cli):
     assert doc.read_text(encoding="utf-8") == ("# d\n\n**IN** · derived\n\nClaim d.\n\n## Justifications\n\n"
                                                "### SL — from p\n\nAntecedents (all must be IN):\n\n- IN p — Claim p.\n")
     assert cli("fmt", "--check", folder)[0] == 0 and cli("check", "--strict", folder)[0] == 0
+
+
+def _derived(name: str, on: str, tail: str = "") -> str:
+    return (f"# {name}\n\n**IN** · derived (depth 1)\n\nClaim {name}.\n\n## Justifications\n\n"
+            f"### SL — from {on}\n\nAntecedents (all must be IN):\n\n- IN {on} — Claim {on}.\n{tail}")
+
+
+def test_a_dropped_count_sentence_does_not_shift_the_dependents_list(tmp_path, cli):
+    """Found by a data-loss audit: with the count sentence dropped, the refreshed Dependents
+    list went in two lines too low, over the lines after it (a note, the `## Summary`
+    heading: the summary was lost), and a second run changed the file again."""
+    folder = tmp_path / "beliefs"
+    folder.mkdir()
+    (folder / "a.md").write_text(PREMISE, encoding="utf-8")
+    (folder / "c.md").write_text(_derived("c", "b"), encoding="utf-8")
+    kept = ("\n## Dependents\n\nThese beliefs depend on this one:\n\n- OUT c — stale.\n\n"
+            "A note after the list.\n\n## Summary\n\nThe summary of b.\n")
+    doc = folder / "b.md"
+    doc.write_text(_derived("b", "a").replace(
+        "### SL", "This belief has 2 justifications — it is IN if any one holds.\n\n### SL") + kept, encoding="utf-8")
+    assert cli("fmt", folder)[0] == 0
+    assert doc.read_text(encoding="utf-8") == _derived("b", "a") + kept.replace("- OUT c — stale.", "- IN c — Claim c.")
+    assert cli("fmt", "--check", folder)[0] == 0
+
+
+def test_notes_between_dependents_stay_with_the_item_above_them(tmp_path, cli):
+    """Found by a data-loss audit: the list was rewritten from its first item to its last,
+    and a note a person wrote between two items went without a word."""
+    folder = tmp_path / "beliefs"
+    folder.mkdir()
+    (folder / "a.md").write_text(PREMISE + "\n## Dependents\n\n- IN c — Claim c.\n\nNOTE: c is the one to watch.\n\n"
+                                 "- IN gone — no longer.\nA note on gone.\n- IN e — Claim e.\n", encoding="utf-8")
+    for name in "cde":
+        (folder / f"{name}.md").write_text(_derived(name, "a"), encoding="utf-8")
+    (folder / "gone.md").write_text(PREMISE.replace("a", "gone"), encoding="utf-8")  # depends on nothing
+    assert cli("fmt", folder)[0] == 0
+    # d is added in order; the note on c stays below c; gone goes, and its note to the end
+    assert (folder / "a.md").read_text(encoding="utf-8") == (
+        PREMISE + "\n## Dependents\n\n- IN c — Claim c.\n\nNOTE: c is the one to watch.\n\n"
+        "- IN d — Claim d.\n- IN e — Claim e.\nA note on gone.\n")
+    assert cli("fmt", "--check", folder)[0] == 0
+
+
+def test_dependents_written_as_links_stay_links(tmp_path, cli):
+    """Found by a data-loss audit: `- IN [c](c.md) — ...` came back as `- IN c — ...`, and
+    `check` had nothing to say. Listed items keep their spelling; new ones follow the first
+    item's, linking to the dependent's document from this one's folder."""
+    folder = tmp_path / "beliefs"
+    (folder / "ns").mkdir(parents=True)
+    (folder / "ns" / "a.md").write_text(PREMISE.replace("# a", "# ns:a") + "\n## Dependents\n\n"
+                                        "- IN [c](../c.md) — Claim c.\n", encoding="utf-8")
+    for name in "cd":
+        (folder / f"{name}.md").write_text(_derived(name, "ns:a").replace("Claim ns:a.", "Claim a."),
+                                           encoding="utf-8")
+    assert cli("fmt", folder)[0] == 0
+    assert (folder / "ns" / "a.md").read_text(encoding="utf-8").endswith(
+        "## Dependents\n\n- IN [c](../c.md) — Claim c.\n- IN [d](../d.md) — Claim d.\n")
+    assert cli("fmt", "--check", folder)[0] == 0

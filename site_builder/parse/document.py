@@ -312,7 +312,8 @@ class _Reader:
                 items.append(Item(g.item_id(match), match.group("tag"), match.group("echo"), k + 1))
             else:
                 self.diag(k, "W310", f"unrecognised line in Dependents: {line!r}",
-                          "fmt rewrites this section")
+                          "fmt refreshes the list around it and keeps this line below the item "
+                          "above it; a note fits better outside this derived section")
         self.stated["dependents"] = tuple(items)
 
     def section_challenges(self, header: int, start: int, end: int) -> None:
