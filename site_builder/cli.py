@@ -19,7 +19,7 @@ from .config import flag_overrides, load_config, url_text, utf8_text, with_overr
 from .diagnostics import Diagnostic, counted, format_all, has_errors, os_problem, shown_path
 from .load import DOCUMENTS, source_kind
 from .cache import cache_folder
-from .pipeline import build, check, exported, formatted, imported
+from .pipeline import build, check, exported, formatted, imported, read_back_otherwise
 from .parse.summaries import SUMMARIES, beside, read_summaries, write_summaries
 from .progress import Progress, Stages
 from .render.parallel import default_jobs
@@ -259,7 +259,8 @@ def _unified(path: Path, old: bytes, new: bytes) -> list[str]:
 
 
 REFUSED_SHOWN = 5
-"""Files in the way listed one by one by `import` (a second import of 1,000 beliefs would list 1,001)."""
+"""Files in the way listed one by one by `import` (a second import of 1,000 beliefs would list 1,001),
+and beliefs an export computes otherwise read back."""
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -322,6 +323,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     elif summaries:  # never dropped without a word
         print(f"belief-site: {told} left out: network.json has no summary field (export to a file to get "
               f"{SUMMARIES} beside it)", file=sys.stderr)
+    otherwise = read_back_otherwise(checked)
+    if otherwise:  # never changed without a word
+        shown = ", ".join(f"{i} {was} -> {then}" for i, was, then in otherwise[:REFUSED_SHOWN])
+        more = f" and {len(otherwise) - REFUSED_SHOWN} more" if len(otherwise) > REFUSED_SHOWN else ""
+        print(f"belief-site: network.json has no field for the status a document assumes of a belief outside "
+              f"the network (W401 above): read back, {counted(len(otherwise), 'belief')} would be computed otherwise: "
+              f"{shown}{more}", file=sys.stderr)
     if not args.quiet and args.output != "-":
         kept = f" and {told} to {sidecar}" if summaries and sidecar else ""
         print(f"wrote {counted(len(checked.parsed.network.beliefs), 'belief')} to {out}{kept}", file=sys.stderr)

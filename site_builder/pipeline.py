@@ -148,6 +148,21 @@ def exported(checked: Checked) -> tuple[bytes, dict[str, str]]:
     return write_network_json(network, checked.evaluation).encode("utf-8"), summaries
 
 
+def read_back_otherwise(checked: Checked) -> list[tuple[str, str, str]]:
+    """(id, value, value read back) of each belief network.json computes otherwise: a
+    document's tag on a belief outside the network (W401: its assumed value) has no field
+    there, so read back that belief counts as missing."""
+    network, now = checked.parsed.network, checked.evaluation
+    beliefs = network.beliefs
+    if not any(ref not in beliefs and tag for b in beliefs.values() for j in b.justifications
+               for ref, tag in zip((*j.antecedents, *j.outlist), (*j.ante_tags, *j.out_tags))):
+        return []
+    untagged = {i: replace(b, justifications=tuple(replace(j, ante_tags=(), out_tags=()) for j in b.justifications))
+                for i, b in beliefs.items()}
+    then = evaluate(replace(network, beliefs=untagged), now.limit)
+    return [(i, now.value(i), then.value(i)) for i in network.beliefs if now.value(i) != then.value(i)]
+
+
 
 @dataclass(frozen=True, slots=True)
 class Built:

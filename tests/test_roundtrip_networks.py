@@ -123,3 +123,24 @@ def test_the_project_field_set_comes_from_valid_nodes_in_id_order(tmp_path, node
     network = check(path).parsed.network
     assert network.node_fields == fields
     assert {i: b.json_fields for i, b in network.beliefs.items()} == own
+
+
+def test_export_says_which_beliefs_read_back_otherwise(tmp_path, cli):
+    """Found by a data-loss audit: a document's tag on a belief outside the network is the
+    value assumed of it (W401), which network.json has no field for; export said nothing,
+    and read back (import, ftl-reasons) the seed went from IN to OUT."""
+    from .conftest import EXAMPLE, SEED
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / f"{SEED}.md").write_bytes((EXAMPLE / f"{SEED}.md").read_bytes())  # its antecedents, tagged IN, not there
+    exported = tmp_path / "network.json"
+    code, _, err = cli("export", docs, "-o", exported)
+    assert code == 0 and "W401" in err
+    assert f"read back, 1 belief would be computed otherwise: {SEED} IN -> OUT" in err, err
+    assert json.loads(exported.read_text(encoding="utf-8"))["nodes"][SEED]["truth_value"] == "IN"
+    code, _, err = cli("import", exported, "-o", tmp_path / "again")
+    code, _, err = cli("export", tmp_path / "again", "-o", tmp_path / "again.json")
+    assert code == 0 and json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))["nodes"][SEED]["truth_value"] == "OUT"
+    assert "would be computed otherwise" not in err  # said once, where the assumption went
+    code, _, err = cli("export", EXAMPLE, "-o", tmp_path / "whole.json")  # every antecedent there
+    assert code == 0 and "would be computed otherwise" not in err
