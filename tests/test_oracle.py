@@ -255,6 +255,34 @@ def test_values_are_restored_after_resetting_unmarked_derived_beliefs_to_in(netw
         assert reset, "the copy must actually change stored OUT values"  # 66 and 47 resets
 
 
+def _node(value: str, *antecedent_lists: list[str]) -> dict:
+    return {"text": "claim", "truth_value": value,
+            "justifications": [{"type": "SL", "antecedents": a, "outlist": [], "label": ""} for a in antecedent_lists]}
+
+
+@pytest.mark.parametrize("nodes", [
+    # b stored OUT, unmarked, inside a positive cycle that p supports: pinned as the library's import pins it
+    {"p": _node(IN), "a": _node(IN, ["p"], ["b"]), "b": _node(OUT, ["a"])},
+    # c as well, but its justification rests on b's stored OUT: not a pin, OUT all the same
+    {"p": _node(IN), "a": _node(IN, ["p"], ["c"]), "b": _node(OUT, ["a"]), "c": _node(OUT, ["b"])},
+], ids=["one", "two-in-a-row"])
+def test_lost_pins_inside_a_positive_cycle_are_the_librarys(nodes, tmp_path):
+    """Found by a differential fuzz against the library: a derived belief stored OUT with no
+    marker and a justification that holds (W502, spec §3.4) was pinned only outside cycles;
+    inside a positive one the least fixpoint brought it IN. Whether its justification holds
+    is judged on its cycle mates' stored values, as the library's import judges it."""
+    path = tmp_path / "network.json"
+    path.write_text(json.dumps({"nodes": nodes, "nogoods": []}), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(Path(__file__).parent / "oracle" / "library_import.py"), str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    library = json.loads(done.stdout)
+    ev = check(path).evaluation
+    assert dict(ev.status) == library["values"]
+    assert sorted(ev.pinned) == library["pinned"] == ["b"]
+    assert [d.code for d in ev.diagnostics].count("W502") == 1
+
+
 # ----------------------------------------------------------------------------------------
 # d. impact == the library's what-if retract
 # ----------------------------------------------------------------------------------------

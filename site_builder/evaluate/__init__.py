@@ -114,8 +114,8 @@ def evaluate(network: Network, limit: int = DEFAULT_LIMIT, previous: Evaluation 
             if has_out:
                 outlist_cycle.add(position)
         values = evaluate_component(group, beliefs, status.__getitem__, pinned.__contains__, has_out)
-        if network.pins_lost and len(group) == 1:
-            values = _pin_w502(beliefs[group[0]], values, found, pinned)
+        if network.pins_lost and not has_out and _pin_w502(group, beliefs, values, status, found, pinned):
+            values = evaluate_component(group, beliefs, status.__getitem__, pinned.__contains__, has_out)
         status.update(values)
     support = {b.id: (supporting(b, status.__getitem__, beliefs)
                       if status[b.id] == IN and not b.is_premise else None)
@@ -164,16 +164,23 @@ def inputs(network: Network) -> tuple:
     return beliefs, nogoods, network.pins_lost, network.origin
 
 
-def _pin_w502(belief: Belief, values: dict[str, str], found: list, pinned: set) -> dict[str, str]:
-    """network.json: stored OUT, unmarked, yet valid -> treated as retracted (§3.4)."""
-    if belief.is_premise or belief.declared != OUT or belief.id in pinned or values[belief.id] != IN:
-        return values
-    pinned.add(belief.id)
-    found.append(Diagnostic(belief.path, belief.line, "W502",
-                            f"{belief.id!r} is stored OUT with a valid justification and no "
-                            "retraction marker: treated as retracted",
-                            "the importer writes 'retracted: true' for it"))
-    return {belief.id: OUT}
+def _pin_w502(group: Sequence[str], beliefs: Mapping[str, Belief], values: Mapping[str, str],
+              status: Mapping[str, str], found: list, pinned: set) -> bool:
+    """network.json: a derived belief stored OUT, unmarked, whose justification holds is
+    treated as retracted (§3.4); True when one was. A lone belief's holds when it computed
+    IN; inside a positive cycle, on its cycle mates' stored values (what the library's import
+    reads: their computed values depend on its own, and a pin goes in before the fixpoint)."""
+    mates = set(group)
+    stored = lambda ref: beliefs[ref].declared if ref in mates else status[ref]  # noqa: E731
+    newly = [m for m in group if not beliefs[m].is_premise and beliefs[m].declared == OUT and m not in pinned
+             and (values[m] == IN if len(group) == 1 else supporting(beliefs[m], stored, beliefs) is not None)]
+    for m in newly:
+        pinned.add(m)
+        found.append(Diagnostic(beliefs[m].path, beliefs[m].line, "W502",
+                                f"{m!r} is stored OUT with a valid justification and no "
+                                "retraction marker: treated as retracted",
+                                "the importer writes 'retracted: true' for it"))
+    return bool(newly)
 
 
 def _cycle_diagnostic(beliefs, group, has_out, found) -> None:
