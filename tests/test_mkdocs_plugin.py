@@ -675,6 +675,25 @@ def test_pages_may_link_what_the_plugin_writes_and_keep_their_nav_titles(host_en
     assert f'href="https://github.com/team/kb/edit/trunk/{source.name}/{SEED}.md"' in seed
 
 
+def test_a_belief_page_the_users_nav_places_keeps_its_place(host_env, tmp_path):
+    """Found by a plugin audit: every belief page was given the plugin's "Beliefs" section
+    as parent, so one the user's `nav:` put under "Architecture" had the breadcrumb "Home >
+    Beliefs" and the wrong section highlighted. The others still belong to "Beliefs"."""
+    _require("material")
+    config = write_project(tmp_path, "material", EXAMPLE, extra=(
+        "  features: [navigation.path]\nnav:\n  - Home: index.md\n"
+        "  - Architecture:\n      - Key belief: belief/attention-is-non-symmetric/index.md\n"))
+    run_host(host_env, "material", config, "build", "--strict", "-d", str(tmp_path / "site"))
+
+    def breadcrumb(belief_id: str) -> list[str]:
+        page = (tmp_path / "site" / "belief" / belief_id / "index.html").read_text(encoding="utf-8")
+        path = page[page.index('class="md-path"'):]
+        return re.findall(r'class="md-path__link">\s*<span class="md-ellipsis">\s*([^<]*?)\s*<', path[:path.index("</nav>")])
+
+    assert breadcrumb("attention-is-non-symmetric") == ["Home", "Architecture"]
+    assert breadcrumb("attention-scaled-by-sqrt-dk") == ["Home", "Beliefs"]
+
+
 def test_material_instant_navigation_starts_the_index_script(host_env, tmp_path, chromium):
     """Found by a plugin audit: with Material's navigation.instant, arriving at the index
     through a link swapped the page in without a load event, so its filters stayed hidden

@@ -363,9 +363,10 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
         section = Section(NAV_TITLE, listed)
         for page in listed:
             page.parent = section
+        placed = set(map(id, nav.pages))  # by the user's `nav:`, which says where they belong
         for src_uri in self.beliefs:  # highlights the section on belief pages (as Material's blog)
             found = files.get_file_from_path(src_uri)
-            if found is not None and found.page is not None:
+            if found is not None and found.page is not None and id(found.page) not in placed:
                 found.page.parent = section
         nav.items.append(section)
         last = nav.pages[-1] if nav.pages else None
