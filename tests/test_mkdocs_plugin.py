@@ -415,6 +415,24 @@ def test_diagnostics_are_warnings_and_strict_fails_on_them(host_env, tmp_path, h
     assert "rests-on-nothing" in pages and "broken" not in pages  # a document with an error is left out
 
 
+def test_a_source_of_which_nothing_can_be_read_stops_the_build(host_env, tmp_path):
+    """Found by a plugin audit: a network.json that is not valid JSON was logged and the docs
+    were built without a single belief page (exit 0: a deploy would have removed them all),
+    while a missing source stopped the build. A broken document among good ones is still
+    left out (above)."""
+    _require("mkdocs")
+    source = tmp_path / "network.json"
+    source.write_text('{"nodes": {\n  oops\n', encoding="utf-8")
+    config = write_project(tmp_path, "mkdocs", source)
+    done = run_host(host_env, "mkdocs", config, "build", "-d", str(tmp_path / "site"), check=False)
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert re.search(r"beliefs: network\.json:2: E601 not valid JSON", done.stderr), done.stderr
+    assert "beliefs: no belief could be read from" in done.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()  # nothing to read is no error: the docs build
+    run_host(host_env, "mkdocs", write_project(tmp_path, "mkdocs", empty), "build", "-d", str(tmp_path / "site"))
+
+
 @pytest.mark.parametrize("extra, options, key", [
     ('repo_url: "https://github.com/o/r\\udcff"\n', "", "repo_url"),
     ('site_name: "Mine \\ud800"\n', "", "site_name"),

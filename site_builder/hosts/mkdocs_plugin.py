@@ -271,6 +271,11 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
         for d in found:
             shown = replace(d, path=_shown_path(d.path, base_dir))
             (log.error if d.severity == "error" else log.warning)("beliefs: %s", shown.text())
+        if not kept.parsed.network.beliefs and any(d.severity == "error" for d in found):
+            # A broken document is left out; a source of which nothing could be read would
+            # publish the docs without a single belief page (and a deploy would remove them all).
+            raise PluginError(f"beliefs: no belief could be read from {source} (the errors above); "
+                              "the build stops rather than publish none")
         self.ctx, self.env = ctx, core_pages.environment(ctx)
         self.counts = core_pages.site_counts(ctx)
         self.claimed = {f.dest_uri for f in files}
