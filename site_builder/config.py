@@ -7,6 +7,7 @@ The standalone commands read it with a YAML loader that tolerates MkDocs tags su
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
@@ -198,10 +199,17 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
             found.append(Diagnostic(str(path), 0, "E802", "configuration file not found"))
         return SiteConfig(), found
     import yaml
+    from mkdocs.exceptions import ConfigurationError
 
+    paths = _Paths(candidate)
     try:
         text = candidate.read_text(encoding="utf-8")
-        data = yaml.load(text, Loader=_tolerant_loader()) or {}
+        data = _read_yaml(candidate, paths)
+    except ConfigurationError as exc:  # a YAML error (its context), or an INHERIT not found
+        if not isinstance(exc.__context__, yaml.YAMLError):
+            found.append(Diagnostic(str(candidate), _key_line(text, "INHERIT"), "E802", str(exc)))
+            return SiteConfig(config_path=str(candidate)), found
+        return SiteConfig(config_path=str(candidate)), [*found, _yaml_problem(candidate, exc.__context__)]
     except RecursionError:  # thousands of nested brackets
         found.append(Diagnostic(str(candidate), 1, "E802", "cannot read the configuration: nested too deeply"))
         return SiteConfig(config_path=str(candidate)), found
@@ -210,14 +218,11 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
                                 "thousands of digits (Python reads at most 4,300)"))
         return SiteConfig(config_path=str(candidate)), found
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem, context = getattr(exc, "problem", None) or str(exc), getattr(exc, "context", None)
-        found.append(Diagnostic(str(candidate), mark.line + 1 if mark else 0, "E802",
-                                f"cannot read the configuration: {f'{context}: ' if context else ''}{problem}"))
-        return SiteConfig(config_path=str(candidate)), found
+        return SiteConfig(config_path=str(candidate)), [*found, _yaml_problem(candidate, exc)]
     if not isinstance(data, dict):
         found.append(Diagnostic(str(candidate), 1, "E802", "the configuration must be a map"))
         return SiteConfig(config_path=str(candidate)), found
+    paths.docs_dir = str(candidate.parent / str(data.get("docs_dir") or "docs"))
     values: dict[str, Any] = {k: data[k] for k in SITE_KEYS if data.get(k) is not None}
     options = _plugin_options(data.get("plugins")) or {}
     if not isinstance(options, dict):
@@ -233,6 +238,13 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
         elif value is not None:
             values[key] = value
     for key, value in list(values.items()):
+        if isinstance(value, os.PathLike):  # `!relative $config_dir/...`, as MkDocs reads it
+            try:
+                values[key] = value = os.fspath(value)
+            except ConfigurationError as exc:  # a bare !relative: a Markdown file's folder
+                found.append(Diagnostic(str(candidate), _key_line(text, key), "E802", f"option {key!r}: {exc}"))
+                del values[key]
+                continue
         problem = option_problem(key, value)
         if problem is None and key == "templates":
             problem = templates_problem(candidate.parent, value)
@@ -244,6 +256,33 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
     if "prefix" in values:
         values["prefix"] = values["prefix"].strip("/")
     return SiteConfig(config_path=str(candidate), **values), found
+
+
+class _Paths:
+    """What MkDocs' `!relative` resolves against (the config's folder, its docs_dir)."""
+
+    def __init__(self, config: Path) -> None:
+        self.config_file_path = str(config)
+        self.docs_dir = str(config.parent / "docs")
+        self._current_page = None
+
+
+def _read_yaml(path: Path, paths: _Paths) -> Any:
+    """mkdocs.yml as MkDocs reads it (`!ENV`, `!relative`, `INHERIT`: through MkDocs' own
+    reader), any other tag as a plain value (a Material extension need not be installed)."""
+    from mkdocs.utils.yaml import get_yaml_loader, yaml_load
+
+    with open(path, "rb") as stream:
+        return yaml_load(stream, get_yaml_loader(_tolerant_loader(), config=paths))
+
+
+def _yaml_problem(config: Path, exc: Exception) -> Diagnostic:
+    """E802 at the line YAML points at, in the file it points into (an INHERITed one too)."""
+    mark = getattr(exc, "problem_mark", None)
+    problem, context = getattr(exc, "problem", None) or str(exc), getattr(exc, "context", None)
+    where = mark.name if mark is not None and mark.name and not mark.name.startswith("<") else str(config)
+    return Diagnostic(where, mark.line + 1 if mark else 0, "E802",
+                      f"cannot read the configuration: {f'{context}: ' if context else ''}{problem}")
 
 
 def _key_line(text: str, key: str) -> int:

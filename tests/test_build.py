@@ -252,6 +252,40 @@ def test_a_configuration_with_errors_builds_nothing_and_leaves_the_site(cli, tmp
     assert tree_digest(tmp_path / "site") == before
 
 
+def test_the_configuration_is_read_as_mkdocs_reads_it(cli, tmp_path, monkeypatch):
+    """Found by a plugin audit: `site_url: !ENV [...]` (the usual way to give a preview its
+    URL) failed with "must be a string", settings from an `INHERIT`ed file were silently
+    ignored (no sitemap, no edit links) and `source: !relative $config_dir/...` was refused;
+    `mkdocs build` reads all three."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(EXAMPLE, tmp_path / "kb")
+    Path("base.yml").write_text("site_url: https://inherited.example/kb/\nrepo_url: https://github.com/o/r\n"
+                                "markdown_extensions:\n  - pymdownx.emoji:\n"
+                                "      emoji_index: !!python/name:material.extensions.emoji.twemoji\n", encoding="utf-8")
+    Path("mkdocs.yml").write_text("INHERIT: base.yml\nsite_name: Mine\nplugins:\n  - beliefs:\n"
+                                  "      source: !relative $config_dir/kb\n", encoding="utf-8")
+    assert cli("build", "--no-search", "-q")[0] == 0
+    assert "https://inherited.example/kb/belief/" in (tmp_path / "site" / "sitemap.xml").read_text(encoding="utf-8")
+    seed = (tmp_path / "site" / "belief" / SEED / "index.html").read_text(encoding="utf-8")
+    assert "https://github.com/o/r/edit/" in seed
+    Path("env.yml").write_text("site_url: !ENV [PREVIEW_URL, 'https://default.example/']\n"
+                               "plugins:\n  - beliefs:\n      source: kb\n", encoding="utf-8")
+    monkeypatch.setenv("PREVIEW_URL", "https://preview.example/pr-7/")
+    assert cli("build", "--config", "env.yml", "-o", "preview", "--no-search", "-q")[0] == 0
+    assert "https://preview.example/pr-7/belief/" in (tmp_path / "preview" / "sitemap.xml").read_text(encoding="utf-8")
+    # what cannot be read is an error at its file and line, an inherited file's too
+    Path("mkdocs.yml").write_text("site_name: Mine\nINHERIT: nowhere.yml\n", encoding="utf-8")
+    code, _, err = cli("check", "kb")
+    assert code == 1 and "mkdocs.yml:2: E802 Inherited config file 'nowhere.yml' does not exist" in err, err
+    Path("mkdocs.yml").write_text("INHERIT: base.yml\n", encoding="utf-8")
+    Path("base.yml").write_text("site_name: Mine\nbad: [\n", encoding="utf-8")
+    code, _, err = cli("check", "kb")
+    assert code == 1 and err.startswith("base.yml:3: E802 cannot read the configuration"), err
+    Path("mkdocs.yml").write_text("plugins:\n  - beliefs:\n      source: !relative\n", encoding="utf-8")
+    code, _, err = cli("check", "kb")
+    assert code == 1 and "mkdocs.yml:3: E802 option 'source': The current file is not set" in err, err
+
+
 def test_an_empty_source_is_a_warning_and_with_strict_leaves_the_site(cli, tmp_path):
     """A mistyped, empty folder silently replaced a good site with an empty one."""
     site = build_example(cli, tmp_path, "--no-search")

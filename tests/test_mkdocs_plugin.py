@@ -415,6 +415,26 @@ def test_diagnostics_are_warnings_and_strict_fails_on_them(host_env, tmp_path, h
     assert "rests-on-nothing" in pages and "broken" not in pages  # a document with an error is left out
 
 
+def test_path_options_may_be_relative_to_the_configuration(host_env, tmp_path):
+    """Found by a plugin audit: `source: !relative $config_dir/...` (MkDocs' way to say "beside
+    mkdocs.yml" wherever it is run from) was refused: "Expected type str"."""
+    _require("mkdocs")
+    shutil.copytree(EXAMPLE, tmp_path / "kb")
+    (tmp_path / "theme").mkdir()
+    (tmp_path / "theme" / "premises.html").write_text("<h1>Our own premises page</h1>\n", encoding="utf-8")
+    config = write_project(tmp_path, "mkdocs", tmp_path / "unused")
+    config.write_text(config.read_text(encoding="utf-8").split("      source:")[0]
+                      + "      source: !relative $config_dir/kb\n      templates: !relative $config_dir/theme\n",
+                      encoding="utf-8")
+    run_host(host_env, "mkdocs", config, "build", "--strict", "-d", str(tmp_path / "site"))
+    assert set(belief_pages(tmp_path / "site")) == ids_of(EXAMPLE)
+    assert "Our own premises page" in (tmp_path / "site" / "belief" / "_premises" / "index.html").read_text(encoding="utf-8")
+    config.write_text(config.read_text(encoding="utf-8").replace("!relative $config_dir/kb", "!relative"), encoding="utf-8")
+    done = run_host(host_env, "mkdocs", config, "build", "-d", str(tmp_path / "site"), check=False)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "beliefs: option 'source': The current file is not set" in done.stderr, done.stderr
+
+
 def test_a_source_of_which_nothing_can_be_read_stops_the_build(host_env, tmp_path):
     """Found by a plugin audit: a network.json that is not valid JSON was logged and the docs
     were built without a single belief page (exit 0: a deploy would have removed them all),

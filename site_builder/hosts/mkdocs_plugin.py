@@ -40,7 +40,7 @@ from typing import Any, Callable
 import jinja2
 from mkdocs.config import base
 from mkdocs.config import config_options as c
-from mkdocs.exceptions import PluginError
+from mkdocs.exceptions import ConfigurationError, PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation, Section
@@ -77,7 +77,7 @@ _TAG = re.compile(r"<[^>]*>")
 class BeliefsConfig(base.Config):
     """Options under `plugins: - beliefs:` (README "Options"); defaults are the core's."""
 
-    source = c.Type(str, default=_DEFAULTS.source)
+    source = c.Type((str, os.PathLike), default=_DEFAULTS.source)  # PathLike: `!relative $config_dir/...`
     prefix = c.Type(str, default=_DEFAULTS.prefix)
     diagram_engine = c.Type(str, default=_DEFAULTS.diagram_engine)
     diagram_depth = c.Type(int, default=_DEFAULTS.diagram_depth)
@@ -85,7 +85,7 @@ class BeliefsConfig(base.Config):
     panel_max_items = c.Type(int, default=_DEFAULTS.panel_max_items)
     search = c.Type(bool, default=_DEFAULTS.search)
     visible_to = c.Optional(c.ListOfItems(c.Type(str)))
-    templates = c.Optional(c.Type(str))
+    templates = c.Optional(c.Type((str, os.PathLike)))
     edit_links = c.Type(bool, default=_DEFAULTS.edit_links)
     nav = c.Type(bool, default=True)
     """Add the listing pages (all beliefs, premises, OUT, nogoods) to the nav as one section."""
@@ -134,15 +134,25 @@ def _edit_uri_as_written(config: Any) -> str | None:
     return None if value is None else str(value)
 
 
+def _path_option(options: BeliefsConfig, key: str) -> str | None:
+    """A path option as written, or where MkDocs' `!relative $config_dir/...` points."""
+    value = getattr(options, key)
+    try:
+        return None if value is None else os.fspath(value)
+    except ConfigurationError as exc:  # a bare !relative: the folder of a Markdown file
+        raise PluginError(f"beliefs: option {key!r}: {exc}") from None
+
+
 def site_config(options: BeliefsConfig, config: Any) -> SiteConfig:
     """The core's settings from the plugin options and the MkDocs configuration."""
     prefix = options.prefix.strip("/")
+    source, templates = _path_option(options, "source"), _path_option(options, "templates")
     for key in ("prefix", "diagram_depth", "diagram_max_nodes", "panel_max_items"):
         problem = option_problem(key, getattr(options, key))
         if problem:
             raise PluginError(f"beliefs: option {key!r} {problem}")
     base = Path(os.path.dirname(os.path.abspath(config.config_file_path))) if config.config_file_path else Path(".")
-    problem = templates_problem(base, options.templates) if options.templates else None
+    problem = templates_problem(base, templates) if templates else None
     if problem:
         raise PluginError(f"beliefs: option 'templates' {problem}")
     edit_uri = _edit_uri_as_written(config)
@@ -152,11 +162,11 @@ def site_config(options: BeliefsConfig, config: Any) -> SiteConfig:
         if holds_surrogate(value):
             raise PluginError(f"beliefs: {key} {SURROGATE_PROBLEM}")
     return SiteConfig(
-        source=options.source, prefix=prefix, diagram_engine=options.diagram_engine,
+        source=source, prefix=prefix, diagram_engine=options.diagram_engine,
         diagram_depth=options.diagram_depth, diagram_max_nodes=options.diagram_max_nodes,
         panel_max_items=options.panel_max_items, search=options.search,
         visible_to=tuple(options.visible_to) if options.visible_to is not None else None,
-        templates=options.templates, edit_links=options.edit_links,
+        templates=templates, edit_links=options.edit_links,
         site_name=config.site_name, site_url=config.site_url or None, repo_url=config.repo_url or None,
         edit_uri=edit_uri, use_directory_urls=config.use_directory_urls,
         docs_dir=_docs_dir(config),
