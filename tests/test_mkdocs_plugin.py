@@ -435,6 +435,26 @@ def test_path_options_may_be_relative_to_the_configuration(host_env, tmp_path):
     assert "beliefs: option 'source': The current file is not set" in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize("doc, belief_id, options", [
+    ("belief/data.json", "data.json", ""),  # a file of the docs
+    (None, "base.css", "      prefix: css\n")])  # the mkdocs theme's css/base.css
+def test_a_file_where_a_belief_needs_its_folder_stops_the_build(host_env, tmp_path, doc, belief_id, options):
+    """Found by a plugin audit: the build moved such a file into the belief's folder without
+    a word (with `prefix: css`, every page lost the theme's stylesheet)."""
+    _require("mkdocs")
+    source = tmp_path / "kb"
+    source.mkdir()
+    (source / f"{belief_id}.md").write_text(f"# {belief_id}\n\n**IN** · premise\n\nA claim.\n", encoding="utf-8")
+    config = write_project(tmp_path, "mkdocs", source, options=options)
+    if doc:
+        (tmp_path / "docs" / doc).parent.mkdir(parents=True)
+        (tmp_path / "docs" / doc).write_text("{}", encoding="utf-8")
+    done = run_host(host_env, "mkdocs", config, "build", "-d", str(tmp_path / "site"), check=False)
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    taken = doc or "css/base.css"
+    assert f"beliefs: {taken} is a file of the docs or the theme where the belief site needs a folder" in done.stderr
+
+
 def test_a_source_of_which_nothing_can_be_read_stops_the_build(host_env, tmp_path):
     """Found by a plugin audit: a network.json that is not valid JSON was logged and the docs
     were built without a single belief page (exit 0: a deploy would have removed them all),

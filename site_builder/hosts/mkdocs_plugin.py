@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import re
 import zlib
 from collections import Counter
@@ -189,6 +190,24 @@ def prepare(config: SiteConfig) -> tuple[Checked, RenderContext, tuple[Diagnosti
     return kept, ctx, (*checked.diagnostics, *diagrams.diagnostics)
 
 
+def _refuse_files_in_our_folders(claimed: set[str], ctx: RenderContext) -> None:
+    """A file of the docs or the theme where a belief needs a folder (`belief/data.json` and
+    the belief `data.json`; `css/base.css` and, with `prefix: css`, the belief `base.css`)
+    would be moved into that folder by the build, without a word: an error instead."""
+    folders: set[str] = set()
+    pages = [posixpath.join(ctx.config.prefix, listing.folder, "index.html") for listing in LISTINGS]
+    for page in chain(pages, (ctx.page(belief.id) for belief in ctx.shown())):
+        folder = posixpath.dirname(page)
+        while folder and folder not in folders:
+            folders.add(folder)
+            folder = posixpath.dirname(folder)
+    taken = sorted(folders & claimed)
+    if taken:
+        raise PluginError(f"beliefs: {', '.join(taken[:5])} {'is a file' if len(taken) == 1 else 'are files'} of "
+                          "the docs or the theme where the belief site needs a folder (a belief's "
+                          "id, or the `prefix` option); rename one or the other")
+
+
 def _markdown_path(page_path: str) -> str:
     """`belief/<id>/index.html` -> `belief/<id>/index.md` (the same page in MkDocs)."""
     return page_path[: -len(".html")] + ".md"
@@ -289,6 +308,7 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
         self.ctx, self.env = ctx, core_pages.environment(ctx)
         self.counts = core_pages.site_counts(ctx)
         self.claimed = {f.dest_uri for f in files}
+        _refuse_files_in_our_folders(self.claimed, ctx)
         for belief in ctx.shown():
             self._add_page(files, config, _markdown_path(ctx.page(belief.id)), belief=belief)
         for listing in LISTINGS:
