@@ -592,6 +592,24 @@ def test_unknown_justification_type(tmp_path, run, checked, jtype):
     assert result.parsed.network.beliefs["a"].justifications[0].type == jtype
 
 
+def test_an_unknown_justification_type_is_e303_in_network_json_and_front_matter_too(tmp_path, run, checked):
+    """Found by a differential fuzz: in network.json (and front matter) a type other than SL
+    or CP passed without a word, and `import` wrote documents that `check` then refused."""
+    nodes = {"p": {"text": "P.", "truth_value": "IN", "justifications": []},
+             "d": {"text": "D.", "truth_value": "IN", "justifications": [
+                 {"type": "SL", "antecedents": ["p"], "outlist": [], "label": ""},
+                 {"type": "sl", "antecedents": ["p"], "outlist": [], "label": ""}]}}
+    (tmp_path / "network.json").write_text(json.dumps({"nodes": nodes}, indent=1), encoding="utf-8")
+    r = run("check", "network.json")
+    assert r.code == 1 and "network.json:8: E303 node 'd': justification 2 has the unknown type 'sl'" in r.lines, r.err
+    assert checked("network.json").parsed.network.beliefs["d"].justifications[1].type == "sl"  # kept, never valid
+    write(tmp_path, {"beliefs/p.md": premise("p"),
+                     "beliefs/a.md": "---\njustifications:\n  - {type: XL, antecedents: [p]}\n---\n"
+                                     "# a\n\n**OUT** · derived\n\nClaim a.\n"})
+    r = run("check", "beliefs")
+    assert r.code == 1 and "beliefs/a.md:2: E303 front matter justification 1 has the unknown type 'XL'" in r.lines, r.err
+
+
 def test_cp_is_accepted_and_checked_like_sl(tmp_path, run, checked):
     write(tmp_path, {"beliefs/b.md": premise("b"),
                      "beliefs/a.md": derived("a", IN, ["IN b — Claim b."], jtype="CP")})

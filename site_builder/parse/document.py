@@ -18,7 +18,7 @@ from ..load import SourceFile
 from ..model import IN, OUT, Belief, Item, Justification, Stated
 from . import grammar as g
 from .frontmatter import YamlProblem, load_yaml
-from .fields import FRONT_KEYS, front_to_fields
+from .fields import FRONT_KEYS, UNKNOWN_TYPE_HINT, front_to_fields, unknown_types
 
 # Line roles in the layout (what fmt may rewrite).
 DATA, STATUS, COUNT, ITEM, DEPENDENT, CHALLENGE = "data", "status", "count", "item", "dependent", "challenge"
@@ -142,6 +142,8 @@ class _Reader:
         fields, problems = front_to_fields({k: v for k, v in data.items() if k in FRONT_KEYS})
         for key, problem in problems:
             self.diag(self._key_line(key, end), "E105", f"front matter {key!r}: {problem}")
+        for problem in unknown_types(fields.get("justifications", ())):
+            self.diag(self._key_line("justifications", end), "E303", f"front matter {problem}", UNKNOWN_TYPE_HINT)
         self.front = fields
         self.i = end + 1
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..model import IN, NODE_FIELDS, OUT, STRING_FIELDS, Justification
+from .grammar import ACCEPTED_TYPES
 
 if TYPE_CHECKING:
     from .document import _Reader
@@ -34,6 +35,15 @@ def justification_from_json(data: Any) -> tuple[Justification | None, str | None
     extra = {k: v for k, v in data.items() if k not in _JUST_KEYS}
     return Justification(data["type"], tuple(data.get("antecedents", ())),
                          tuple(data.get("outlist", ())), data.get("label", ""), extra), None
+
+
+def unknown_types(justifications: tuple[Justification, ...]) -> list[str]:
+    """E303 messages for the justifications of a type other than SL or CP (never valid)."""
+    return [f"justification {k + 1} has the unknown type {j.type!r}" for k, j in enumerate(justifications)
+            if j.type not in ACCEPTED_TYPES]
+
+
+UNKNOWN_TYPE_HINT = "use SL (or CP); it is evaluated as never valid"
 
 
 def front_to_fields(front: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ..ids import id_problem
 from ..model import Justification
 from . import grammar as g
+from .fields import UNKNOWN_TYPE_HINT
 
 if TYPE_CHECKING:
     from .document import _Reader
@@ -78,8 +79,7 @@ def read_justifications(r: _Reader, start: int, end: int):
 def _new_block(r: _Reader, k: int, header) -> _Block:
     jtype = header.group("type")
     if jtype not in g.ACCEPTED_TYPES:
-        r.diag(k, "E303", f"unknown justification type {jtype!r}",
-               "use SL (or CP); it is evaluated as never valid")
+        r.diag(k, "E303", f"unknown justification type {jtype!r}", UNKNOWN_TYPE_HINT)
     return _Block(k + 1, jtype, header.group("label") or "")
 
 

@@ -16,7 +16,7 @@ from ..diagnostics import Diagnostic
 from ..ids import id_problem
 from ..load import SURROGATE_ESCAPE, SourceFile, joined_surrogates
 from ..model import IN, NODE_FIELDS, OUT, STRING_FIELDS, Belief, Network, Nogood
-from .fields import justification_from_json
+from .fields import UNKNOWN_TYPE_HINT, justification_from_json, unknown_types
 
 #: Node keys the newest library writes beyond NODE_FIELDS (§2.1); kept in `extra` silently.
 KNOWN_EXTRA = ("supporting_justification", "text_hash")
@@ -326,6 +326,8 @@ def _node(node_id: str, node: Any, path: str, line: int, found: list, shapes: di
         if problem:
             return bad(problem)
         justs.append(just)
+    for problem in unknown_types(tuple(justs)):
+        found.append(Diagnostic(path, line, "E303", f"node {node_id!r}: {problem}", UNKNOWN_TYPE_HINT))
     for key in extra_keys:
         if key not in KNOWN_EXTRA:
             found.append(Diagnostic(path, line, "W604", f"node {node_id!r}: unknown key {key!r} (kept verbatim)"))
