@@ -118,6 +118,15 @@ class Diagnostic:
         return out + (f"\n    hint: {self.hint}" if self.hint else "")
 
 
+QUOTED_AT_MOST = 120
+"""Characters of a line a message quotes (a 100,000-character line was repeated whole)."""
+
+
+def quoted(text: str) -> str:
+    """`text` as a message quotes it: repr, cut to QUOTED_AT_MOST characters with "…"."""
+    return repr(text if len(text) <= QUOTED_AT_MOST else text[:QUOTED_AT_MOST - 1] + "…")
+
+
 def counted(n: int, word: str, plural: str | None = None) -> str:
     """`1 error`, `2 errors` (`plural` where an s will not do): a count as messages print it."""
     return f"{n} {word if n == 1 else plural or word + 's'}"

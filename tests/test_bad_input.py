@@ -610,6 +610,18 @@ def test_an_unknown_justification_type_is_e303_in_network_json_and_front_matter_
     assert r.code == 1 and "beliefs/a.md:2: E303 front matter justification 1 has the unknown type 'XL'" in r.lines, r.err
 
 
+def test_a_long_line_is_quoted_cut_short(tmp_path, run):
+    """Found by a data-loss audit: a 100,000-character line was repeated whole in its message."""
+    long = "x" * 100_000
+    write(tmp_path, {"beliefs/p.md": premise("p"),
+                     "beliefs/a.md": f"# a\n\n**IN** · derived\n\nClaim a.\n\n## Justifications\n\n{long}\n",
+                     "beliefs/b.md": f"# {long}\n\n**IN** · premise\n\nClaim b.\n"})
+    r = run("check", "beliefs")
+    assert r.code == 1 and len(r.err) < 2_000, len(r.err)
+    assert f"beliefs/a.md:9: E304 unparseable line in Justifications: '{'x' * 119}…'" in r.lines, r.err
+    assert f"beliefs/b.md:1: E202 invalid id '{'x' * 119}…': id is 100000 characters long (at most 200)" in r.lines
+
+
 def test_cp_is_accepted_and_checked_like_sl(tmp_path, run, checked):
     write(tmp_path, {"beliefs/b.md": premise("b"),
                      "beliefs/a.md": derived("a", IN, ["IN b — Claim b."], jtype="CP")})

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Mapping
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, quoted
 from ..ids import id_from_document_path, id_problem
 from ..load import SourceFile
 from ..model import IN, OUT, Belief, Item, Justification, Stated
@@ -167,7 +167,7 @@ class _Reader:
             self.diag(self.i, "E202", "front matter ('---') must begin on the first line of the file",
                       "remove what comes before it (a byte-order mark may stay)")
         elif problem:
-            self.diag(self.i, "E202", f"invalid id {belief_id!r}: {problem}")
+            self.diag(self.i, "E202", f"invalid id {quoted(belief_id)}: {problem}")
         self.fields["id"] = belief_id
         self.i += 1
 
@@ -181,7 +181,7 @@ class _Reader:
             self._take_status(full)
             return
         if g.looks_like_status(line):
-            self.diag(self.i, "E205", f"malformed status line {line!r}",
+            self.diag(self.i, "E205", f"malformed status line {quoted(line)}",
                       "write e.g. 'IN premise' or 'OUT derived (depth 2)'")
             self.i += 1
             self.status_seen = True
@@ -215,7 +215,7 @@ class _Reader:
                 self.put(self.i, g.DATE_FIELDS[part.group("word")], stamp, part.group("word"))
             self.i += 1
         elif g.looks_like_dates(line):  # a typo must not turn into claim text (§3.2)
-            self.diag(self.i, "E205", f"malformed dates line {line!r}",
+            self.diag(self.i, "E205", f"malformed dates line {quoted(line)}",
                       "write e.g. 'Created 2026-06-21 · Reviewed 2026-06-22' (a space after each word, ' · ' between)")
             self.i += 1
 
@@ -229,7 +229,7 @@ class _Reader:
             self.fields["retract_reason"] = match.group("reason")
             self.i += 1
         elif g.looks_like_reason(line):
-            self.diag(self.i, "E205", f"malformed reason line {line!r}", "write 'Reason OUT: <why it is OUT>'")
+            self.diag(self.i, "E205", f"malformed reason line {quoted(line)}", "write 'Reason OUT: <why it is OUT>'")
             self.i += 1
 
     def text(self) -> None:
@@ -288,7 +288,7 @@ class _Reader:
             elif row:
                 self.put(k, g.DATE_FIELDS[row.group("key")], row.group("value"), row.group("key"))
             elif line and not set(line) <= set("|-: "):
-                self.diag(k, "W310", f"unrecognised line in Details: {line!r}")
+                self.diag(k, "W310", f"unrecognised line in Details: {quoted(line)}")
 
     def section_justifications(self, header: int, start: int, end: int) -> None:
         from .justifications import read_justifications
@@ -313,7 +313,7 @@ class _Reader:
                 self.mark(k, DEPENDENT, match)
                 items.append(Item(g.item_id(match), match.group("tag"), match.group("echo"), k + 1))
             else:
-                self.diag(k, "W310", f"unrecognised line in Dependents: {line!r}",
+                self.diag(k, "W310", f"unrecognised line in Dependents: {quoted(line)}",
                           "fmt refreshes the list around it and keeps this line below the item "
                           "above it; a note fits better outside this derived section")
         self.stated["dependents"] = tuple(items)
@@ -330,7 +330,7 @@ class _Reader:
                 self.mark(k, CHALLENGE, match)
                 items.append(Item(g.item_id(match), match.group("tag"), match.group("echo"), k + 1))
             else:
-                self.diag(k, "W310", f"unrecognised line in Challenges: {line!r}")
+                self.diag(k, "W310", f"unrecognised line in Challenges: {quoted(line)}")
         self.stated["challenges"] = tuple(items)
 
 

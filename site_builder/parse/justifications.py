@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..diagnostics import quoted
 from ..ids import id_problem
 from ..model import Justification
 from . import grammar as g
@@ -58,18 +59,18 @@ def read_justifications(r: _Reader, start: int, end: int):
         elif header := g.JHEADER.fullmatch(line):
             blocks.append(_new_block(r, k, header))
         elif header := g.JHEADER_DASH_TYPO.fullmatch(line):  # read on, so its lists are not errors too
-            r.diag(k, "E304", f"justification header {line!r}: the label follows ' — ' (an em dash) or ' -- '",
+            r.diag(k, "E304", f"justification header {quoted(line)}: the label follows ' — ' (an em dash) or ' -- '",
                    f"write '### {header.group('type')} — {header.group('label')}'")
             blocks.append(_new_block(r, k, header))
         elif item and not id_problem(g.item_id(item)):
-            r.diag(k, "E305", f"item {line!r} is outside an Antecedents or Unless block",
+            r.diag(k, "E305", f"item {quoted(line)} is outside an Antecedents or Unless block",
                    "put 'Antecedents (all must be IN):' or 'Unless (all must be OUT):' before it")
         elif item and item.group("prefix") and block and block.current:
             block.refused.add(block.current)
-            r.diag(k, "E304", f"item {line!r}: {id_problem(g.item_id(item))}",
+            r.diag(k, "E304", f"item {quoted(line)}: {id_problem(g.item_id(item))}",
                    "write the id as its file is named")
         else:
-            r.diag(k, "E304", f"unparseable line in Justifications: {line!r}",
+            r.diag(k, "E304", f"unparseable line in Justifications: {quoted(line)}",
                    "expected a 'SL — label' header, an Antecedents/Unless line or an item")
     for block in blocks:
         _check_block(r, block)
