@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 import time
@@ -251,7 +252,8 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 def _unified(path: Path, old: bytes, new: bytes) -> list[str]:
     """What fmt would change in one document, as `diff -u` prints it."""
     import difflib
-    before, after = (b.decode("utf-8", "replace").splitlines(keepends=True) for b in (old, new))
+    # Lines end at "\n" only, as for diff and patch (str.splitlines also ends them at U+2028...)
+    before, after = (re.findall(r"[^\n]*\n|[^\n]+$", b.decode("utf-8", "replace")) for b in (old, new))
     name = shown_path(path)
     a, b = (name, name) if path.is_absolute() else (f"a/{name}", f"b/{name}")  # as git and patch -p1
     lines = list(difflib.unified_diff(before, after, a, b))

@@ -122,9 +122,16 @@ def formatted(checked: Checked) -> list[tuple[Path, bytes, bytes]]:
     for doc in checked.parsed.documents:
         old = encode(doc, doc.source.text)
         new = encode(doc, format_document(doc, checked.evaluation))
-        if new != old:
-            changes.append((Path(doc.source.path), old, new))
+        if new != old:  # then as the file is: with mixed line ends, the new one has the file's main kind
+            changes.append((Path(doc.source.path), _bytes_of(Path(doc.source.path), old), new))
     return changes
+
+
+def _bytes_of(path: Path, read: bytes) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:  # gone since: as it was read
+        return read
 
 
 def imported(checked: Checked, out_dir: Path, summaries: Mapping[str, str] | None = None) -> list[tuple[Path, bytes]]:

@@ -211,3 +211,24 @@ def test_dependents_written_as_links_stay_links(tmp_path, cli):
     assert (folder / "ns" / "a.md").read_text(encoding="utf-8").endswith(
         "## Dependents\n\n- IN [c](../c.md) — Claim c.\n- IN [d](../d.md) — Claim d.\n")
     assert cli("fmt", "--check", folder)[0] == 0
+
+
+def test_the_diff_shows_the_file_as_it_is_and_splits_lines_as_patch_does(tmp_path, cli):
+    """Found by a data-loss audit: `--diff` compared the re-encoded text, so a lone CRLF line
+    that fmt turns into LF did not show; and it split lines at U+2028 as str.splitlines
+    does, which `patch` refused as malformed."""
+    folder = tmp_path / "beliefs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# a\n\n**IN** · premise\n\nClaim a\u2028second part.\n", encoding="utf-8")
+    doc = folder / "b.md"
+    doc.write_bytes(_derived("b", "a").replace("Claim b.\n", "Claim b, on Windows.\r\n")
+                    .replace("IN a — Claim a.", "OUT a — old echo").encode("utf-8"))
+    code, out, _ = cli("fmt", "--diff", folder)
+    assert code == 0 and out == (
+        f"--- {doc}\n+++ {doc}\n@@ -2,7 +2,7 @@\n \n **IN** · derived (depth 1)\n \n"
+        "-Claim b, on Windows.\r\n+Claim b, on Windows.\n \n ## Justifications\n \n"
+        "@@ -10,4 +10,4 @@\n \n Antecedents (all must be IN):\n \n"
+        "-- OUT a — old echo\n+- IN a — Claim a\u2028second part.\n")
+    assert cli("fmt", folder)[0] == 0
+    assert doc.read_bytes() == _derived("b", "a").replace("Claim b.", "Claim b, on Windows.").replace(
+        "Claim a.", "Claim a\u2028second part.").encode("utf-8")
