@@ -478,7 +478,8 @@ TYPOS = ["IM derived", "IN derivd", "**IN** · derivd (depth 1)", "OUT premis �
          # Start with IN/OUT followed by premise/derived, yet no full match (spec §3.2: E205).
          "IN  premise", "IN premise.", "OUT derived (depth 2",
          # Found by an authoring audit: each was claim text, and `**OUT** - premise` lost its retraction.
-         "**OUT** - premise", "**In** · premise", "In premise", "**IN**", "**IN ·** premise", "Out derived (depth 2)"]
+         "**OUT** - premise", "**In** · premise", "In premise", "**IN**", "**IN ·** premise", "Out derived (depth 2)",
+         "**IN** • premise"]  # a bullet for the middle dot (a data-loss audit)
 
 
 @pytest.mark.parametrize("status", TYPOS)
@@ -620,6 +621,27 @@ def test_a_long_line_is_quoted_cut_short(tmp_path, run):
     assert r.code == 1 and len(r.err) < 2_000, len(r.err)
     assert f"beliefs/a.md:9: E304 unparseable line in Justifications: '{'x' * 119}…'" in r.lines, r.err
     assert f"beliefs/b.md:1: E202 invalid id '{'x' * 119}…': id is 100000 characters long (at most 200)" in r.lines
+
+
+def test_a_head_line_repeated_or_out_of_order_is_an_error_not_claim_text(tmp_path, run, checked):
+    """Found by a data-loss audit: a second status line, a dates line split in two, dates
+    before the status, a reason line before the dates: each silently became claim text."""
+    write(tmp_path, {
+        "beliefs/a.md": "# a\n\nIN premise\n\nIN premise\n\nClaim A.\n",
+        "beliefs/b.md": "# b\n\nIN premise\n\nCreated 2026-01-01\n\nReviewed 2026-01-02\n\nClaim B.\n",
+        "beliefs/c.md": "# c\n\nCreated 2026-01-01\n\nIN premise\n\nClaim C.\n",
+        "beliefs/d.md": "# d\n\nOUT premise\n\nReason OUT: x\n\nCreated 2026-01-01\n\nClaim D.\n",
+        "beliefs/e.md": "# e\n\nIN premise\n\nIN premise logic is a claim that begins like one.\n"})
+    r = run("check", "beliefs")
+    assert r.code == 1
+    assert [line for line in r.lines if " E205 " in line] == [
+        "beliefs/a.md:5: E205 status line 'IN premise' in the claim: repeated, or out of order",
+        "beliefs/b.md:7: E205 dates line 'Reviewed 2026-01-02' in the claim: repeated, or out of order",
+        "beliefs/c.md:5: E205 status line 'IN premise' in the claim: repeated, or out of order",
+        "beliefs/d.md:7: E205 dates line 'Created 2026-01-01' in the claim: repeated, or out of order"], r.err
+    assert "hint: the head is the title, then one status line, one dates line and one 'Reason OUT:' line" in r.err
+    assert run("check", "--strict", "beliefs/e.md")  # claim text that begins like a status line is claim text
+    assert checked("beliefs").parsed.network.beliefs["e"].text == "IN premise logic is a claim that begins like one."
 
 
 def test_cp_is_accepted_and_checked_like_sl(tmp_path, run, checked):

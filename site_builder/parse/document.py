@@ -235,6 +235,7 @@ class _Reader:
     def text(self) -> None:
         start = self.i
         self.i = self._next_marker(self.i)
+        self._misplaced_head(start, self.i)
         block = [self.body(k) for k in range(start, self.i)]
         text = _trim_block(block)
         if text and all(t.startswith("> ") or t == ">" for t in text.split("\n")):
@@ -242,6 +243,24 @@ class _Reader:
         if text:
             self.fields["text"] = text
             self.text_line = start
+
+    def _misplaced_head(self, start: int, end: int) -> None:
+        """E205 for a status, dates or reason line that opens the claim: repeated, or out of
+        the head's order (title, status, dates, reason). A typo must not turn into claim
+        text (§3.2), nor a misplaced line (it stays in the text, which the error holds back)."""
+        k = start
+        while k < end:
+            if not self.body(k):
+                k += 1
+                continue
+            line, alone = self.body(k), k + 1 >= end or not self.body(k + 1)
+            what = next((name for name, full in _HEAD_LINES if full.fullmatch(line)), None)
+            if not alone or what is None:
+                return  # the claim itself
+            self.diag(k, "E205", f"{what} line {quoted(line)} in the claim: repeated, or out of order",
+                      "the head is the title, then one status line, one dates line and one "
+                      "'Reason OUT:' line, in that order; the claim follows")
+            k += 1
 
     def _next_marker(self, index: int) -> int:
         while index < len(self.raw):
@@ -332,6 +351,10 @@ class _Reader:
             else:
                 self.diag(k, "W310", f"unrecognised line in Challenges: {quoted(line)}")
         self.stated["challenges"] = tuple(items)
+
+
+_HEAD_LINES = (("status", g.STATUS), ("dates", g.DATES), ("reason", g.REASON))
+"""The head's lines after the title (as written right: a near miss may be claim text there)."""
 
 
 def _trim_block(block: list[str]) -> str:

@@ -19,7 +19,7 @@ STATUS = re.compile(
     rf"(?P<b1>\*\*)?(?P<tv>IN|OUT|STALE)(?P<b2>\*\*)?(?P<dot> ·)? (?P<kind>premise|derived)"
     rf"(?: \(depth (?P<depth>\d+)\))?(?: {DASH} (?P<source>.*))?")
 _STATUS_WORDS = re.compile(
-    r"\**\s*(?P<tv>[A-Za-z]{2,6})\s*\**\s*[·:,\-\u2013\u2014]?\s*\**\s*(?P<kind>[A-Za-z]*)\s*\**(?P<rest>.*)")
+    r"\**\s*(?P<tv>[A-Za-z]{2,6})\s*\**\s*[·•:,\-\u2013\u2014]?\s*\**\s*(?P<kind>[A-Za-z]*)\s*\**(?P<rest>.*)")
 
 
 def looks_like_status(line: str) -> bool:
