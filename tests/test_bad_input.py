@@ -679,17 +679,27 @@ def test_duplicate_id_in_network_json(tmp_path, run):
 
 
 def test_a_key_twice_inside_a_node_or_a_malformed_nogood_is_reported_at_its_node(tmp_path, run):
-    """Each once came without a line (and the key without its node): in a one-line export, nothing to go by."""
+    """Each once came without a line (and the key without its node): in a one-line export, nothing to go by.
+    A key twice inside a node is E602, not E204 (a belief defined twice; a differential fuzz)."""
     write(tmp_path, {"network.json": '{"nodes": {"x": {"text": "x: a", "truth_value": "IN"},\n'
                      '  "a": {"text": "One.", "text": "Two.", "metadata": {"k": 1, "k": 2}}},\n'
                      ' "nogoods": [\n  {"id": "x", "nodes": ["a"]},\n  {"id": "ng", "nodes": "a"},\n  7]}\n'})
     r = run("check", "network.json")
     assert r.code == 1 and sorted(r.lines) == [
-        "network.json:2: E204 key 'k' appears twice in one object of node 'a' (last one kept by JSON)",
-        "network.json:2: E204 key 'text' appears twice in one object of node 'a' (last one kept by JSON)",
+        "network.json:2: E602 key 'k' appears twice in one object of node 'a' (last one kept by JSON)",
+        "network.json:2: E602 key 'text' appears twice in one object of node 'a' (last one kept by JSON)",
         "network.json:3: E602 malformed nogood 7 (ignored)",
         "network.json:4: W506 nogood x: all of its beliefs are IN",  # its own line, not node x's
         "network.json:5: E602 malformed nogood {'id': 'ng', 'nodes': 'a'} (ignored)"], r.err
+
+
+def test_a_node_that_is_no_object_is_reported_at_its_line(tmp_path, run):
+    """Found by a differential fuzz: `"d": null` came without a line (`path: E602`)."""
+    write(tmp_path, {"network.json": '{\n  "nodes": {\n    "p": {"text": "P.", "truth_value": "IN"},\n'
+                     '    "d": null,\n    "e": "text"\n  }\n}\n'})
+    r = run("check", "network.json")
+    assert r.code == 1 and r.lines == ["network.json:4: E602 node 'd': must be an object (node left out)",
+                                       "network.json:5: E602 node 'e': must be an object (node left out)"], r.err
 
 
 def test_id_and_file_name_disagree(tmp_path, run, checked):

@@ -152,6 +152,11 @@ class _KeyLines:
             self._all = _key_lines(self._text)
         return self._all.get(key, default)
 
+    def of_other(self, key: str, default: int) -> int:
+        """The line of a key whose value is no object (a node written `null`), first on its line."""
+        found = re.search(rf'^[ \t]*{re.escape(json.dumps(key, ensure_ascii=False))}[ \t]*:', self._text, re.M)
+        return self._text.count("\n", 0, found.start()) + 1 if found else default
+
 
 class NodesRead:
     """The nodes a parse of one file read, for the next parse of it in the same process
@@ -178,7 +183,8 @@ def _nodes(data: dict, path: str, lines: _KeyLines, found: list, last: NodesRead
     known = last.nodes if last is not None and last.path == path else {}
     read, shapes = {}, {}
     for node_id in sorted(data["nodes"]):
-        node, line = data["nodes"][node_id], lines.get(node_id, 0)
+        node = data["nodes"][node_id]
+        line = lines.get(node_id, 0) if isinstance(node, dict) else lines.of_other(node_id, 0)
         if last is None:  # no next parse to keep it for (0.3 s of 50,000 nodes)
             read[node_id] = (b"", line, (), _node(node_id, node, path, line, found, shapes), None)
             continue
@@ -240,7 +246,8 @@ def parse_network_json(source: SourceFile, last: NodesRead | None = None) -> tup
     for dup, obj in duplicates:
         holder = holders.get(id(obj)) if obj is not data["nodes"] else None
         where = f" of node {holder!r}" if holder is not None else ""
-        found.append(Diagnostic(path, lines.get(holder if holder is not None else dup, 1), "E204",
+        code = "E602" if holder is not None else "E204"  # E204: a node id (a belief) twice
+        found.append(Diagnostic(path, lines.get(holder if holder is not None else dup, 1), code,
                                 f"key {dup!r} appears twice in one object{where} (last one kept by JSON)"))
     for key in data:
         if key not in _TOP_KEYS:
