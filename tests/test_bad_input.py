@@ -682,7 +682,7 @@ def test_a_key_twice_inside_a_node_or_a_malformed_nogood_is_reported_at_its_node
     """Each once came without a line (and the key without its node): in a one-line export, nothing to go by.
     A key twice inside a node is E602, not E204 (a belief defined twice; a differential fuzz)."""
     write(tmp_path, {"network.json": '{"nodes": {"x": {"text": "x: a", "truth_value": "IN"},\n'
-                     '  "a": {"text": "One.", "text": "Two.", "metadata": {"k": 1, "k": 2}}},\n'
+                     '  "a": {"text": "One.", "text": "Two.", "truth_value": "IN", "metadata": {"k": 1, "k": 2}}},\n'
                      ' "nogoods": [\n  {"id": "x", "nodes": ["a"]},\n  {"id": "ng", "nodes": "a"},\n  7]}\n'})
     r = run("check", "network.json")
     assert r.code == 1 and sorted(r.lines) == [
@@ -700,6 +700,15 @@ def test_a_node_that_is_no_object_is_reported_at_its_line(tmp_path, run):
     r = run("check", "network.json")
     assert r.code == 1 and r.lines == ["network.json:4: E602 node 'd': must be an object (node left out)",
                                        "network.json:5: E602 node 'e': must be an object (node left out)"], r.err
+
+
+def test_a_node_without_truth_value_is_assumed_in_with_a_warning(tmp_path, run, checked):
+    """Found by a differential fuzz: taken as IN without a word (a document without its status
+    line says W206)."""
+    write(tmp_path, {"network.json": '{\n  "nodes": {\n    "p": {"text": "P."}\n  }\n}\n'})
+    r = run("check", "network.json")
+    assert r.code == 0 and r.lines == ["network.json:3: W206 node 'p': no truth_value (IN assumed)"], r.err
+    assert checked("network.json").evaluation.status["p"] == "IN"
 
 
 def test_id_and_file_name_disagree(tmp_path, run, checked):
@@ -998,7 +1007,7 @@ def test_plain_front_matter_values_are_numbers_or_booleans_only_where_yaml_1_1_a
 
 @pytest.mark.parametrize("repos", ["[1, 2]", '"x"', "3"])
 def test_repos_that_are_not_an_object_are_an_error_not_dropped_silently(tmp_path, run, repos):
-    write(tmp_path, {"network.json": '{"nodes": {"a": {"text": "A."}},\n "repos": ' + repos + "}"})
+    write(tmp_path, {"network.json": '{"nodes": {"a": {"text": "A.", "truth_value": "IN"}},\n "repos": ' + repos + "}"})
     r = run("check", "network.json")
     assert r.code == 1 and r.lines == ["network.json:2: E602 'repos' must be an object (ignored)"], r.err
 

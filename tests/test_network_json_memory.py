@@ -63,7 +63,8 @@ def test_reading_again_gives_what_a_fresh_parse_gives(versions):
 
 
 def test_a_node_read_as_before_keeps_its_belief_and_a_changed_one_is_read_again(monkeypatch):
-    nodes = {"a": {"text": "one", "metadata": {"n": 1}}, "b": {"text": "two", "odd": 1}, "c": {"text": "three", "metadata": {}}}
+    nodes = {"a": {"text": "one", "truth_value": "IN", "metadata": {"n": 1}}, "b": {"text": "two", "truth_value": "IN", "odd": 1},
+             "c": {"text": "three", "truth_value": "IN", "metadata": {}}}
     last = NodesRead()
     first, found = parse_network_json(_source(nodes), last)
     assert [d.code for d in found] == ["W604"]
@@ -80,7 +81,7 @@ def test_a_node_read_as_before_keeps_its_belief_and_a_changed_one_is_read_again(
     # (the last node changes: the lines of those before it stay; its keys are its own, as a
     # key shared with another node marshals with a back-reference: a re-read, never a wrong one)
     for metadata in ({"p": True}, {"p": 1}, {"p": 1.0}, {"p": 1.0, "q": 2}, {"q": 2, "p": 1.0}):
-        changed = {**nodes, "c": {"text": "three", "metadata": metadata}}
+        changed = {**nodes, "c": {"text": "three", "truth_value": "IN", "metadata": metadata}}
         again, _ = parse_network_json(_source(changed), last)
         assert checked == ["c"] and repr(again.beliefs["c"].metadata) == repr(metadata)
         assert again.beliefs["a"] is first.beliefs["a"] and again.beliefs["b"] is first.beliefs["b"]

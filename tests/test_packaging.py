@@ -200,7 +200,7 @@ def test_the_console_script_ends_with_its_output_delivered_and_its_exit_code(tmp
     it printed into a pipe, where stdout is block-buffered, must still arrive whole, and the
     process must end with the command's exit code."""
     (tmp_path / "network.json").write_text(json.dumps({"nodes": {
-        "a": {"text": "A.", "truth_value": "MAYBE"}, "b": {"text": "B."}}}), encoding="utf-8")
+        "a": {"text": "A.", "truth_value": "MAYBE"}, "b": {"text": "B.", "truth_value": "IN"}}}), encoding="utf-8")
     buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # as users run it
     done = subprocess.run([sys.executable, "-m", "site_builder.cli", "check", "--format", "json", "network.json"],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path, env=buffered)

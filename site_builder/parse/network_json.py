@@ -318,6 +318,9 @@ def _node(node_id: str, node: Any, path: str, line: int, found: list, shapes: di
     tv = node.get("truth_value", IN)
     if tv not in (IN, OUT):
         return bad(f"truth_value must be IN or OUT, not {tv!r}")
+    if "truth_value" not in node:  # as a document without its status line
+        found.append(Diagnostic(path, line, "W206", f"node {node_id!r}: no truth_value (IN assumed)",
+                                "add \"truth_value\": \"IN\" or \"OUT\""))
     for key in strings:
         if not isinstance(node[key], str):
             return bad(f"{key!r} must be a string")
