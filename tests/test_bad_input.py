@@ -644,6 +644,18 @@ def test_a_head_line_repeated_or_out_of_order_is_an_error_not_claim_text(tmp_pat
     assert checked("beliefs").parsed.network.beliefs["e"].text == "IN premise logic is a claim that begins like one."
 
 
+def test_a_header_with_a_dash_and_no_label_is_a_header(tmp_path, run, checked):
+    """Found by a data-loss audit: `### SL —` (a label left empty) was 3 errors and two
+    misleading W503s ("says derived, is premise") for one edit."""
+    write(tmp_path, {"beliefs/a.md": premise("a"),
+                     "beliefs/b.md": "# b\n\nIN derived (depth 1)\n\nClaim B.\n\n## Justifications\n\n### SL —\n\n"
+                                     "Antecedents (all must be IN):\n\n- IN a — Claim a.\n"})
+    r = run("check", "--strict", "beliefs")
+    assert (r.code, r.lines) == (0, []), r.err
+    [j] = checked("beliefs").parsed.network.beliefs["b"].justifications
+    assert (j.type, j.label, j.antecedents) == ("SL", "", ("a",))
+
+
 def test_cp_is_accepted_and_checked_like_sl(tmp_path, run, checked):
     write(tmp_path, {"beliefs/b.md": premise("b"),
                      "beliefs/a.md": derived("a", IN, ["IN b — Claim b."], jtype="CP")})

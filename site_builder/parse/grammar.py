@@ -79,7 +79,8 @@ HEADING = re.compile(r"## (?P<name>.+)")
 BARE_MARKER = re.compile(r"(?P<name>[A-Za-z]+):?")
 
 COUNT = re.compile(rf"This belief has (?P<n>\d+) justifications {DASH} it is IN if any one holds\.")
-JHEADER = re.compile(rf"(?:### )?(?P<type>[A-Z][A-Z0-9_-]*)(?: {DASH} (?P<label>.*))?")
+JHEADER = re.compile(rf"(?:### )?(?P<type>[A-Z][A-Z0-9_-]*)(?: {DASH}(?: (?P<label>.*))?)?")
+"""A justification's header; the label is optional, and so is the dash before an empty one (`### SL —`)."""
 JHEADER_DASH_TYPO = re.compile(r"(?:### )?(?P<type>[A-Z][A-Z0-9_]*) ?(?:-|\u2013|:) (?P<label>.*)")
 """A header whose label follows a hyphen, an en dash or a colon (`### SL - label`)."""
 ANTE_HEADER = re.compile(
