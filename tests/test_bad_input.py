@@ -656,6 +656,20 @@ def test_a_header_with_a_dash_and_no_label_is_a_header(tmp_path, run, checked):
     assert (j.type, j.label, j.antecedents) == ("SL", "", ("a",))
 
 
+def test_front_matter_problems_point_at_their_key_and_ids_are_checked_there_too(tmp_path, run):
+    """Found by a data-loss audit: a quoted key was reported at line 1, and an invalid id in
+    front matter justifications got only W401 (in the body it is E304)."""
+    write(tmp_path, {"beliefs/a.md": premise("a"),
+                     "beliefs/x.md": '---\nmetadata:\n  a: 1\n"foo": 2\n---\n' + premise("x")[0:],
+                     "beliefs/b.md": '---\njustifications:\n- type: SL\n  antecedents: [a, "Bad Id!"]\n---\n'
+                                     "# b\n\n**OUT** · derived\n\nClaim b.\n"})
+    r = run("check", "beliefs")
+    assert r.code == 1
+    assert "beliefs/x.md:4: E106 unknown front matter key 'foo'" in r.lines, r.err
+    assert ("beliefs/b.md:2: E304 front matter justification 1: 'Bad Id!': id must be lower-case letters, digits, "
+            "'.' and '-' (starting and ending with a letter or digit), optionally 'namespace:local'") in r.lines, r.err
+
+
 def test_cp_is_accepted_and_checked_like_sl(tmp_path, run, checked):
     write(tmp_path, {"beliefs/b.md": premise("b"),
                      "beliefs/a.md": derived("a", IN, ["IN b — Claim b."], jtype="CP")})

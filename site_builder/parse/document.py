@@ -144,12 +144,19 @@ class _Reader:
             self.diag(self._key_line(key, end), "E105", f"front matter {key!r}: {problem}")
         for problem in unknown_types(fields.get("justifications", ())):
             self.diag(self._key_line("justifications", end), "E303", f"front matter {problem}", UNKNOWN_TYPE_HINT)
+        for k, j in enumerate(fields.get("justifications", ())):  # as an item of the body is (E304)
+            for ref in (*j.antecedents, *j.outlist):
+                if id_problem(ref):
+                    self.diag(self._key_line("justifications", end), "E304",
+                              f"front matter justification {k + 1}: {quoted(ref)}: {id_problem(ref)}",
+                              "write the id as its file is named")
         self.front = fields
         self.i = end + 1
 
     def _key_line(self, key: str, end: int) -> int:
+        written = re.compile(rf"""(?:{re.escape(key)}|"{re.escape(key)}"|'{re.escape(key)}')[ \t]*:""")
         for index in range(1, end):
-            if self.raw[index].startswith(f"{key}:"):
+            if written.match(self.raw[index]):
                 return index
         return 0
 
