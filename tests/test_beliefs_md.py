@@ -226,8 +226,8 @@ def test_extra_text_lines_kept():
     assert x1.text == ("First line of the claim.\nA second line of text.\n"
                        "- plain bullet kept as text")
     assert x1.source == "notes.md"
-    assert network.beliefs["only-defeated"].text == (
-        "Held unless absent-defeater.\nText after a blank line still belongs to the claim.")
+    assert network.beliefs["only-defeated"].text == (  # a blank line stays: two paragraphs (a data-loss audit)
+        "Held unless absent-defeater.\n\nText after a blank line still belongs to the claim.")
 
 
 def test_unknown_keys_kept_with_w701_and_line():
@@ -259,6 +259,22 @@ def test_bad_lines_are_e702_with_line():
         _line(HAND, "this line"), _line(HAND, "### Bad_Id"), duplicate]
     assert "bad_id" not in {i.lower() for i in network.beliefs}
     assert network.beliefs["x-1"].text.startswith("First line")  # first block wins
+
+
+def test_an_empty_or_invalid_entry_of_a_list_and_a_claim_without_text_are_errors():
+    """Found by a data-loss audit: `- Depends on: alpha, , BAD ID` lost its empty entry without
+    a word and took `BAD ID` as an antecedent (W401 only); a claim with no text line was read
+    as an empty claim."""
+    text = EXPORTED.replace("- Depends on: alpha, beta.v1.5", "- Depends on: alpha, , BAD ID").replace(
+        "### beta.v1.5 [IN] AXIOM\nBeta v1.5 holds.\n", "### beta.v1.5 [IN] AXIOM\n\n- Source: b.md\n")
+    network, found = _read(text)
+    depends = _line(text, "- Depends on: alpha, , BAD ID")
+    assert sorted((d.line, d.message) for d in _codes(found, "E702")) == [
+        (_line(text, "### beta.v1.5"), "claim 'beta.v1.5' has no text (the line after its heading)"),
+        (depends, "'- Depends on:' 'BAD ID': id must be lower-case letters, digits, '.' and '-' (starting and "
+                  "ending with a letter or digit), optionally 'namespace:local' (left out)"),
+        (depends, "'- Depends on:' empty entry (left out)")]  # sorted: the BAD ID one first
+    assert network.beliefs["gamma"].justifications[0].antecedents == ("alpha",)
 
 
 def test_repeated_field_kept_not_overwritten():
@@ -356,6 +372,6 @@ def test_cli_import_refuses_on_e702(tmp_path: Path):
 def test_a_repo_listed_twice_with_another_path_is_an_error_not_a_silent_overwrite():
     text = "# Belief Registry\n\n## Repos\n- dup: one\n- dup: one\n- dup: two\n\n## Claims\n\n### a [IN] OBSERVATION\nA.\n"
     network, found = _read(text)
-    assert [(d.line, d.message) for d in _codes(found, "E702")] == [
+    assert sorted((d.line, d.message) for d in _codes(found, "E702")) == [
         (6, "repo 'dup' listed again with another path (the last kept)")]
     assert network.repos == {"dup": "two"}
