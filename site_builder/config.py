@@ -276,6 +276,27 @@ def _read_yaml(path: Path, paths: _Paths) -> Any:
         return yaml_load(stream, get_yaml_loader(_tolerant_loader(), config=paths))
 
 
+def inherited(config: Path) -> list[Path]:
+    """The files a configuration INHERITs, parent after parent (what `serve` watches beside
+    it); as far as they can be read."""
+    import yaml
+
+    found: list[Path] = []
+    while len(found) < 20:  # a loop of INHERITs ends MkDocs too
+        try:
+            data = yaml.load(config.read_text(encoding="utf-8"), Loader=_tolerant_loader())
+        except (OSError, ValueError, RecursionError, yaml.YAMLError):
+            break
+        parent = data.get("INHERIT") if isinstance(data, dict) else None
+        if not isinstance(parent, str):
+            break
+        config = Path(os.path.normpath(config.parent / parent))
+        if config in found:
+            break
+        found.append(config)
+    return found
+
+
 def _yaml_problem(config: Path, exc: Exception) -> Diagnostic:
     """E802 at the line YAML points at, in the file it points into (an INHERITed one too)."""
     mark = getattr(exc, "problem_mark", None)

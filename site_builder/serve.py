@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from .config import CONFIG_FILE, SiteConfig, flag_overrides
+from .config import CONFIG_FILE, SiteConfig, flag_overrides, inherited
 from .diagnostics import Diagnostic, counted, format_all, has_errors, shown_path
 from .processes import owned_prefix, remove_left_by_dead
 from .rebuild import Rebuilder, Reply, crash_text, settings
@@ -118,7 +118,7 @@ def _targets(args: argparse.Namespace, config: SiteConfig, source: Path, broken:
         base = Path(config.config_path).parent if config.config_path else Path(".")
         paths.append(base / config.templates)
     config_file = Path(os.path.abspath(args.config if args.config else CONFIG_FILE))
-    paths.append(config_file)
+    paths += [config_file, *inherited(config_file)]
     return _watchable({Path(os.path.abspath(p)) for p in paths}, {config_file.parent} if broken else set())
 
 

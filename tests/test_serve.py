@@ -196,6 +196,19 @@ def _same_as_built(site: Path, source: Path, built: Path) -> None:
     assert files(site) == files(built)
 
 
+def test_a_file_the_config_inherits_is_watched(tmp_path, serve):
+    """mkdocs.yml's INHERIT is read as MkDocs reads it: editing the base file rebuilds too."""
+    shutil.copytree(EXAMPLE, tmp_path / "beliefs")
+    (tmp_path / "base.yml").write_text("site_name: Base Name\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text("INHERIT: base.yml\nplugins:\n  - beliefs\n", encoding="utf-8")
+    served = serve()
+    assert b"Base Name" in served.get("")[1]
+    _edit(tmp_path / "base.yml", "Base Name", "Inherited Name")
+    served.wait_version(1)
+    assert b"Inherited Name" in served.get("")[1]
+    _stopped_cleanly(served)
+
+
 def test_a_network_json_source_the_config_and_the_templates_are_watched(tmp_path, serve):
     assert main(["export", str(EXAMPLE), "-o", str(tmp_path / "net.json")]) == 0
     (tmp_path / "theme").mkdir()
