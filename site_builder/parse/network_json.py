@@ -17,6 +17,7 @@ from ..ids import id_problem
 from ..load import SURROGATE_ESCAPE, SourceFile, joined_surrogates
 from ..model import IN, NODE_FIELDS, OUT, STRING_FIELDS, Belief, Network, Nogood
 from .fields import UNKNOWN_TYPE_HINT, justification_from_json, unknown_types
+from .grammar import ACCEPTED_TYPES
 
 #: Node keys the newest library writes beyond NODE_FIELDS (§2.1); kept in `extra` silently.
 KNOWN_EXTRA = ("supporting_justification", "text_hash")
@@ -336,8 +337,9 @@ def _node(node_id: str, node: Any, path: str, line: int, found: list, shapes: di
         if problem:
             return bad(problem)
         justs.append(just)
-    for problem in unknown_types(tuple(justs)):
-        found.append(Diagnostic(path, line, "E303", f"node {node_id!r}: {problem}", UNKNOWN_TYPE_HINT))
+    if any(j.type not in ACCEPTED_TYPES for j in justs):
+        found += [Diagnostic(path, line, "E303", f"node {node_id!r}: {problem}", UNKNOWN_TYPE_HINT)
+                  for problem in unknown_types(tuple(justs))]
     for key in extra_keys:
         if key not in KNOWN_EXTRA:
             found.append(Diagnostic(path, line, "W604", f"node {node_id!r}: unknown key {key!r} (kept verbatim)"))
