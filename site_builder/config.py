@@ -82,9 +82,59 @@ def _tolerant_loader() -> type:
             return loader.construct_sequence(node)
         return loader.construct_mapping(node)
 
+    from yaml_env_tag import construct_env_tag  # MkDocs' own `!ENV` (pyyaml-env-tag)
+
     loader = type("_TolerantLoader", (yaml.SafeLoader,), {})
     loader.add_multi_constructor("", any_tag)
+    loader.add_constructor("!ENV", construct_env_tag)
+    loader.add_constructor("!relative", lambda loader, node: _Relative(loader.construct_scalar(node)))
     return loader
+
+
+class _Relative:
+    """MkDocs' `!relative $config_dir/sub` (or `$docs_dir/sub`), resolved once docs_dir is read."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def resolved(self, config: Path, docs_dir: str) -> str:
+        prefix, _, sub = self.value.partition("/")
+        folders = {"$config_dir": config.parent, "$docs_dir": config.parent / docs_dir}
+        if prefix not in folders:  # a bare !relative: the folder of the Markdown page being rendered
+            raise ValueError(f"!relative {self.value!r}: write '!relative $config_dir/<path>' "
+                             "(or $docs_dir/): a bare !relative names the folder of a Markdown page")
+        return os.path.join(folders[prefix], sub)
+
+
+class _Unreadable(Exception):
+    """An INHERIT that names no file, or goes round in a loop."""
+
+
+def _read_yaml(path: Path, inheriting: tuple[Path, ...] = ()) -> Any:
+    """mkdocs.yml as MkDocs reads it: `!ENV`, `!relative` and `INHERIT` (its settings over the
+    parent's, maps merged key by key); any other tag as a plain value (a Material extension
+    need not be installed). Read from the file: a YAML error's mark names it."""
+    import yaml
+
+    with open(path, "rb") as stream:
+        data = yaml.load(stream, Loader=_tolerant_loader())
+    if not isinstance(data, dict) or "INHERIT" not in data:
+        return data
+    parent = data.pop("INHERIT")
+    base = Path(os.path.normpath(path.parent / str(parent)))
+    if base in inheriting or base == path:
+        raise _Unreadable(f"INHERIT {parent!r} goes round in a loop")
+    if not base.is_file():
+        raise _Unreadable(f"INHERIT names {parent!r}, which is not a file ({base})")
+    return _merged(_read_yaml(base, (*inheriting, path)), data)
+
+
+def _merged(base: dict, over: dict) -> dict:
+    """`over` on top of `base`: maps merged key by key, anything else replaced (as MkDocs)."""
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
 
 
 def _plugin_options(plugins: Any) -> dict[str, Any] | None:
@@ -199,17 +249,13 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
             found.append(Diagnostic(str(path), 0, "E802", "configuration file not found"))
         return SiteConfig(), found
     import yaml
-    from mkdocs.exceptions import ConfigurationError
 
-    paths = _Paths(candidate)
     try:
         text = candidate.read_text(encoding="utf-8")
-        data = _read_yaml(candidate, paths)
-    except ConfigurationError as exc:  # a YAML error (its context), or an INHERIT not found
-        if not isinstance(exc.__context__, yaml.YAMLError):
-            found.append(Diagnostic(str(candidate), _key_line(text, "INHERIT"), "E802", str(exc)))
-            return SiteConfig(config_path=str(candidate)), found
-        return SiteConfig(config_path=str(candidate)), [*found, _yaml_problem(candidate, exc.__context__)]
+        data = _read_yaml(candidate)
+    except _Unreadable as exc:
+        found.append(Diagnostic(str(candidate), _key_line(text, "INHERIT"), "E802", str(exc)))
+        return SiteConfig(config_path=str(candidate)), found
     except RecursionError:  # thousands of nested brackets
         found.append(Diagnostic(str(candidate), 1, "E802", "cannot read the configuration: nested too deeply"))
         return SiteConfig(config_path=str(candidate)), found
@@ -222,7 +268,6 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
     if not isinstance(data, dict):
         found.append(Diagnostic(str(candidate), 1, "E802", "the configuration must be a map"))
         return SiteConfig(config_path=str(candidate)), found
-    paths.docs_dir = str(candidate.parent / str(data.get("docs_dir") or "docs"))
     values: dict[str, Any] = {k: data[k] for k in SITE_KEYS if data.get(k) is not None}
     options = _plugin_options(data.get("plugins")) or {}
     if not isinstance(options, dict):
@@ -238,10 +283,10 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
         elif value is not None:
             values[key] = value
     for key, value in list(values.items()):
-        if isinstance(value, os.PathLike):  # `!relative $config_dir/...`, as MkDocs reads it
+        if isinstance(value, _Relative):
             try:
-                values[key] = value = os.fspath(value)
-            except ConfigurationError as exc:  # a bare !relative: a Markdown file's folder
+                values[key] = value = value.resolved(candidate, str(data.get("docs_dir") or "docs"))
+            except ValueError as exc:
                 found.append(Diagnostic(str(candidate), _key_line(text, key), "E802", f"option {key!r}: {exc}"))
                 del values[key]
                 continue
@@ -256,24 +301,6 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
     if "prefix" in values:
         values["prefix"] = values["prefix"].strip("/")
     return SiteConfig(config_path=str(candidate), **values), found
-
-
-class _Paths:
-    """What MkDocs' `!relative` resolves against (the config's folder, its docs_dir)."""
-
-    def __init__(self, config: Path) -> None:
-        self.config_file_path = str(config)
-        self.docs_dir = str(config.parent / "docs")
-        self._current_page = None
-
-
-def _read_yaml(path: Path, paths: _Paths) -> Any:
-    """mkdocs.yml as MkDocs reads it (`!ENV`, `!relative`, `INHERIT`: through MkDocs' own
-    reader), any other tag as a plain value (a Material extension need not be installed)."""
-    from mkdocs.utils.yaml import get_yaml_loader, yaml_load
-
-    with open(path, "rb") as stream:
-        return yaml_load(stream, get_yaml_loader(_tolerant_loader(), config=paths))
 
 
 def inherited(config: Path) -> list[Path]:

@@ -276,14 +276,17 @@ def test_the_configuration_is_read_as_mkdocs_reads_it(cli, tmp_path, monkeypatch
     # what cannot be read is an error at its file and line, an inherited file's too
     Path("mkdocs.yml").write_text("site_name: Mine\nINHERIT: nowhere.yml\n", encoding="utf-8")
     code, _, err = cli("check", "kb")
-    assert code == 1 and "mkdocs.yml:2: E802 Inherited config file 'nowhere.yml' does not exist" in err, err
+    assert code == 1 and "mkdocs.yml:2: E802 INHERIT names 'nowhere.yml', which is not a file" in err, err
     Path("mkdocs.yml").write_text("INHERIT: base.yml\n", encoding="utf-8")
     Path("base.yml").write_text("site_name: Mine\nbad: [\n", encoding="utf-8")
     code, _, err = cli("check", "kb")
     assert code == 1 and err.startswith("base.yml:3: E802 cannot read the configuration"), err
     Path("mkdocs.yml").write_text("plugins:\n  - beliefs:\n      source: !relative\n", encoding="utf-8")
     code, _, err = cli("check", "kb")
-    assert code == 1 and "mkdocs.yml:3: E802 option 'source': The current file is not set" in err, err
+    assert code == 1 and "mkdocs.yml:3: E802 option 'source': !relative '': write '!relative $config_dir/<path>'" in err, err
+    Path("mkdocs.yml").write_text("INHERIT: mkdocs.yml\n", encoding="utf-8")
+    code, _, err = cli("check", "kb")
+    assert code == 1 and "mkdocs.yml:1: E802 INHERIT 'mkdocs.yml' goes round in a loop" in err, err
 
 
 def test_an_empty_source_is_a_warning_and_with_strict_leaves_the_site(cli, tmp_path):
