@@ -670,6 +670,26 @@ def test_front_matter_problems_point_at_their_key_and_ids_are_checked_there_too(
             "'.' and '-' (starting and ending with a letter or digit), optionally 'namespace:local'") in r.lines, r.err
 
 
+def test_claims_that_begin_like_head_lines_stay_claims_and_import_writes_what_check_reads(tmp_path, run, checked, cli):
+    """Found by a review: "Updated yearly." opening a claim was taken for a misplaced dates
+    line (E205), "Verified experimentally." right after the status line for the dates line
+    itself, and `import` wrote documents that `check` then refused (a claim "IN premise")."""
+    write(tmp_path, {"beliefs/a.md": "# a\n\n**IN** · premise\n\nVerified experimentally.\n",
+                     "beliefs/b.md": "# b\n\n**IN** · premise\n\nUpdated yearly.\n\nThe index is rebuilt in January.\n"})
+    r = run("check", "--strict", "beliefs")
+    assert (r.code, r.lines) == (0, []), r.err
+    beliefs = checked("beliefs").parsed.network.beliefs
+    assert beliefs["a"].text == "Verified experimentally." and beliefs["a"].verified_at == ""
+    nodes = {i: {"text": text, "truth_value": "IN", "justifications": [], "reviewed_at": "soon"}
+             for i, text in (("c", "IN premise"), ("d", "Reviewed 2026-01-02"), ("e", "Updated yearly."))}
+    (tmp_path / "net.json").write_text(json.dumps({"nodes": nodes}), encoding="utf-8")
+    assert cli("import", tmp_path / "net.json", "-o", tmp_path / "docs", "-q")[0] == 0
+    r = run("check", "--strict", "docs")
+    assert (r.code, r.lines) == (0, []), r.err
+    read = checked("docs").parsed.network.beliefs
+    assert {i: (b.text, b.reviewed_at) for i, b in read.items()} == {i: (n["text"], "soon") for i, n in nodes.items()}
+
+
 def test_cp_is_accepted_and_checked_like_sl(tmp_path, run, checked):
     write(tmp_path, {"beliefs/b.md": premise("b"),
                      "beliefs/a.md": derived("a", IN, ["IN b — Claim b."], jtype="CP")})

@@ -262,6 +262,8 @@ class _Reader:
                 continue
             line, alone = self.body(k), k + 1 >= end or not self.body(k + 1)
             what = next((name for name, full in _HEAD_LINES if full.fullmatch(line)), None)
+            if what == "dates" and not all(g.ISO.fullmatch(p.group("stamp")) for p in g.DATE_PART.finditer(line)):
+                what = None  # "Updated yearly." is a claim; a misplaced dates line holds dates
             if not alone or what is None:
                 return  # the claim itself
             self.diag(k, "E205", f"{what} line {quoted(line)} in the claim: repeated, or out of order",
