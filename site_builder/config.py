@@ -107,26 +107,40 @@ class _Relative:
 
 
 class _Unreadable(Exception):
-    """An INHERIT that names no file, or goes round in a loop."""
+    """An INHERIT that names no file or no map, or goes round in a loop; `path`: the file whose
+    INHERIT it is."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
-def _read_yaml(path: Path, inheriting: tuple[Path, ...] = ()) -> Any:
+def _inherits(data: Any, path: Path) -> Path | None:
+    """The file `path`'s configuration INHERITs (taken out of `data`), or None."""
+    parent = data.pop("INHERIT", None) if isinstance(data, dict) else None
+    return None if parent is None else Path(os.path.normpath(path.parent / str(parent)))
+
+
+def _read_yaml(path: Path, inheriting: tuple[Path, ...] = ()) -> tuple[Any, tuple[Path, ...]]:
     """mkdocs.yml as MkDocs reads it: `!ENV`, `!relative` and `INHERIT` (its settings over the
     parent's, maps merged key by key); any other tag as a plain value (a Material extension
-    need not be installed). Read from the file: a YAML error's mark names it."""
+    need not be installed). Read from the file: a YAML error's mark names it. Returns the
+    settings and the files read, this one first."""
     import yaml
 
     with open(path, "rb") as stream:
         data = yaml.load(stream, Loader=_tolerant_loader())
-    if not isinstance(data, dict) or "INHERIT" not in data:
-        return data
-    parent = data.pop("INHERIT")
-    base = Path(os.path.normpath(path.parent / str(parent)))
+    base = _inherits(data, path)
+    if base is None:
+        return data, (path,)
     if base in inheriting or base == path:
-        raise _Unreadable(f"INHERIT {parent!r} goes round in a loop")
+        raise _Unreadable(path, f"INHERIT {base.name!r} goes round in a loop")
     if not base.is_file():
-        raise _Unreadable(f"INHERIT names {parent!r}, which is not a file ({base})")
-    return _merged(_read_yaml(base, (*inheriting, path)), data)
+        raise _Unreadable(path, f"INHERIT names {base.name!r}, which is not a file ({base})")
+    parent, files = _read_yaml(base, (*inheriting, path))
+    if not isinstance(parent or {}, dict):
+        raise _Unreadable(path, f"INHERIT names {base.name!r}, whose configuration is not a map")
+    return _merged(parent or {}, data), (path, *files)
 
 
 def _merged(base: dict, over: dict) -> dict:
@@ -251,10 +265,9 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
     import yaml
 
     try:
-        text = candidate.read_text(encoding="utf-8")
-        data = _read_yaml(candidate)
+        data, files = _read_yaml(candidate)
     except _Unreadable as exc:
-        found.append(Diagnostic(str(candidate), _key_line(text, "INHERIT"), "E802", str(exc)))
+        found.append(Diagnostic(str(exc.path), _key_line(_text(exc.path), "INHERIT"), "E802", str(exc)))
         return SiteConfig(config_path=str(candidate)), found
     except RecursionError:  # thousands of nested brackets
         found.append(Diagnostic(str(candidate), 1, "E802", "cannot read the configuration: nested too deeply"))
@@ -277,7 +290,7 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
         if key in HOST_OPTIONS:
             continue
         if key not in PLUGIN_OPTIONS:
-            found.append(Diagnostic(str(candidate), _key_line(text, key), "E802",
+            found.append(Diagnostic(*_where(files, key), "E802",
                                     f"unknown beliefs option {key!r}",
                                     "options: " + ", ".join(PLUGIN_OPTIONS)))
         elif value is not None:
@@ -285,22 +298,48 @@ def load_config(path: str | Path | None = None) -> tuple[SiteConfig, list[Diagno
     for key, value in list(values.items()):
         if isinstance(value, _Relative):
             try:
-                values[key] = value = value.resolved(candidate, str(data.get("docs_dir") or "docs"))
+                values[key] = value = value.resolved(candidate, _docs_dir(data, candidate))
             except ValueError as exc:
-                found.append(Diagnostic(str(candidate), _key_line(text, key), "E802", f"option {key!r}: {exc}"))
+                found.append(Diagnostic(*_where(files, key), "E802", f"option {key!r}: {exc}"))
                 del values[key]
                 continue
         problem = option_problem(key, value)
         if problem is None and key == "templates":
             problem = templates_problem(candidate.parent, value)
         if problem:
-            found.append(Diagnostic(str(candidate), _key_line(text, key), "E802", f"option {key!r} {problem}"))
+            found.append(Diagnostic(*_where(files, key), "E802", f"option {key!r} {problem}"))
             del values[key]
     if "visible_to" in values:
         values["visible_to"] = tuple(values["visible_to"])
     if "prefix" in values:
         values["prefix"] = values["prefix"].strip("/")
     return SiteConfig(config_path=str(candidate), **values), found
+
+
+def _docs_dir(data: dict, config: Path) -> str:
+    """docs_dir as written, for `!relative $docs_dir/...` (a `!relative` docs_dir resolved)."""
+    docs = data.get("docs_dir") or "docs"
+    try:
+        return docs.resolved(config, "docs") if isinstance(docs, _Relative) else str(docs)
+    except ValueError:  # reported as docs_dir's own problem
+        return "docs"
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _where(files: tuple[Path, ...], key: str) -> tuple[str, int]:
+    """(file, line) where `key` is set: the configuration's own file first, then those it
+    INHERITs (for diagnostics: read again, only then)."""
+    for path in files:
+        line = _key_line(_text(path), key)
+        if line:
+            return str(path), line
+    return str(files[0]), 0
 
 
 def inherited(config: Path) -> list[Path]:
@@ -311,14 +350,10 @@ def inherited(config: Path) -> list[Path]:
     found: list[Path] = []
     while len(found) < 20:  # a loop of INHERITs ends MkDocs too
         try:
-            data = yaml.load(config.read_text(encoding="utf-8"), Loader=_tolerant_loader())
+            config = _inherits(yaml.load(config.read_text(encoding="utf-8"), Loader=_tolerant_loader()), config)
         except (OSError, ValueError, RecursionError, yaml.YAMLError):
             break
-        parent = data.get("INHERIT") if isinstance(data, dict) else None
-        if not isinstance(parent, str):
-            break
-        config = Path(os.path.normpath(config.parent / parent))
-        if config in found:
+        if config is None or config in found:
             break
         found.append(config)
     return found
@@ -337,7 +372,7 @@ def _key_line(text: str, key: str) -> int:
     """The 1-based line where `key:` is first set in the YAML text (0 when not found as such):
     a plugin option's after the `beliefs` plugin's entry, a site key's at the top level."""
     entry = re.search(r"^[ \t]*(?:-[ \t]+)?['\"]?beliefs['\"]?[ \t]*:", text, re.M)
-    if key in SITE_KEYS:
+    if key in SITE_KEYS or key == "INHERIT":
         pattern, start = rf"^['\"]?{re.escape(key)}['\"]?[ \t]*:", 0
     else:
         pattern, start = rf"^[ \t]*(?:-[ \t]+)?['\"]?{re.escape(key)}['\"]?[ \t]*:", entry.end() if entry else 0

@@ -289,6 +289,29 @@ def test_the_configuration_is_read_as_mkdocs_reads_it(cli, tmp_path, monkeypatch
     assert code == 1 and "mkdocs.yml:1: E802 INHERIT 'mkdocs.yml' goes round in a loop" in err, err
 
 
+def test_inherited_settings_are_reported_where_they_are_written(cli, tmp_path, monkeypatch):
+    """Found by a review: an empty INHERITed file was a traceback (MkDocs reads it as no
+    settings), a list there was "a number of thousands of digits", an option's problem in
+    the inherited file pointed at mkdocs.yml without a line, and `!relative $docs_dir/...`
+    under a `!relative` docs_dir printed an object's repr."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(EXAMPLE, tmp_path / "kb")
+    Path("mkdocs.yml").write_text("INHERIT: base.yml\nsite_name: x\nplugins:\n  - beliefs:\n      source: kb\n",
+                                  encoding="utf-8")
+    Path("base.yml").write_text("", encoding="utf-8")
+    assert cli("check", "-q")[0] == 0
+    Path("base.yml").write_text("- a\n", encoding="utf-8")
+    code, _, err = cli("check", "kb", "-q")
+    assert code == 1 and "mkdocs.yml:1: E802 INHERIT names 'base.yml', whose configuration is not a map" in err, err
+    Path("base.yml").write_text("site_name: b\nplugins:\n  - beliefs:\n      diagram_depth: -3\n", encoding="utf-8")
+    Path("mkdocs.yml").write_text("INHERIT: base.yml\n", encoding="utf-8")
+    code, _, err = cli("check", "kb", "-q")
+    assert code == 1 and "base.yml:4: E802 option 'diagram_depth' must be 0 or more, not -3" in err, err
+    Path("mkdocs.yml").write_text("docs_dir: !relative $config_dir/kb\nplugins:\n  - beliefs:\n"
+                                  "      source: !relative $docs_dir/../kb\n", encoding="utf-8")
+    assert cli("check", "-q")[0] == 0
+
+
 def test_an_empty_source_is_a_warning_and_with_strict_leaves_the_site(cli, tmp_path):
     """A mistyped, empty folder silently replaced a good site with an empty one."""
     site = build_example(cli, tmp_path, "--no-search")
