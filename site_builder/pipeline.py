@@ -166,7 +166,7 @@ def read_back_otherwise(checked: Checked) -> list[tuple[str, str, str]]:
         return []
     untagged = {i: replace(b, justifications=tuple(replace(j, ante_tags=(), out_tags=()) for j in b.justifications))
                 for i, b in beliefs.items()}
-    then = evaluate(replace(network, beliefs=untagged), now.limit)
+    then = evaluate(replace(network, beliefs=untagged, pins_lost=True), now.limit)  # as read from network.json
     return [(i, now.value(i), then.value(i)) for i in network.beliefs if now.value(i) != then.value(i)]
 
 

@@ -138,9 +138,21 @@ def test_export_says_which_beliefs_read_back_otherwise(tmp_path, cli):
     assert code == 0 and "W401" in err
     assert f"read back, 1 belief would be computed otherwise: {SEED} IN -> OUT" in err, err
     assert json.loads(exported.read_text(encoding="utf-8"))["nodes"][SEED]["truth_value"] == "IN"
-    code, _, err = cli("import", exported, "-o", tmp_path / "again")
+    assert cli("import", exported, "-o", tmp_path / "again")[0] == 0
     code, _, err = cli("export", tmp_path / "again", "-o", tmp_path / "again.json")
     assert code == 0 and json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))["nodes"][SEED]["truth_value"] == "OUT"
     assert "would be computed otherwise" not in err  # said once, where the assumption went
     code, _, err = cli("export", EXAMPLE, "-o", tmp_path / "whole.json")  # every antecedent there
     assert code == 0 and "would be computed otherwise" not in err
+    # OUT only because a belief outside is assumed IN in its Unless list: read back, the
+    # stored OUT of a justification that holds is a pin (W502), so it stays OUT (a review)
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / "a.md").write_text("# a\n\n**IN** · premise\n\nClaim a.\n", encoding="utf-8")
+    (blocked / "b.md").write_text("# b\n\n**OUT** · derived\n\nClaim b.\n\n## Justifications\n\n### SL — x\n\n"
+                                  "Antecedents (all must be IN):\n\n- IN a\n\nUnless (all must be OUT):\n\n- IN outside\n",
+                                  encoding="utf-8")
+    code, _, err = cli("export", blocked, "-o", tmp_path / "blocked.json")
+    assert code == 0 and "W401" in err and "would be computed otherwise" not in err, err
+    code, _, err = cli("check", tmp_path / "blocked.json")
+    assert code == 0 and "W502 'b' is stored OUT" in err
