@@ -260,6 +260,14 @@ def _node(value: str, *antecedent_lists: list[str]) -> dict:
             "justifications": [{"type": "SL", "antecedents": a, "outlist": [], "label": ""} for a in antecedent_lists]}
 
 
+def _library_import(nodes: dict, path: Path) -> dict:
+    path.write_text(json.dumps({"nodes": nodes, "nogoods": []}), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(Path(__file__).parent / "oracle" / "library_import.py"), str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
 @pytest.mark.parametrize("nodes", [
     # b stored OUT, unmarked, inside a positive cycle that p supports: pinned as the library's import pins it
     {"p": _node(IN), "a": _node(IN, ["p"], ["b"]), "b": _node(OUT, ["a"])},
@@ -270,17 +278,20 @@ def test_lost_pins_inside_a_positive_cycle_are_the_librarys(nodes, tmp_path):
     """Found by a differential fuzz against the library: a derived belief stored OUT with no
     marker and a justification that holds (W502, spec §3.4) was pinned only outside cycles;
     inside a positive one the least fixpoint brought it IN. Whether its justification holds
-    is judged on its cycle mates' stored values, as the library's import judges it."""
-    path = tmp_path / "network.json"
-    path.write_text(json.dumps({"nodes": nodes, "nogoods": []}), encoding="utf-8")
-    done = subprocess.run([sys.executable, str(Path(__file__).parent / "oracle" / "library_import.py"), str(path)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-3000:]
-    library = json.loads(done.stdout)
-    ev = check(path).evaluation
+    is judged on its cycle mates' stored values. The library's import agrees where a mate
+    comes before it in the file (the order its export writes when the ids sort that way)."""
+    library = _library_import(nodes, tmp_path / "network.json")
+    ev = check(tmp_path / "network.json").evaluation
     assert dict(ev.status) == library["values"]
     assert sorted(ev.pinned) == library["pinned"] == ["b"]
     assert [d.code for d in ev.diagnostics].count("W502") == 1
+    # The other way round the library reads b before a, as absent: no pin, and b comes IN.
+    # Ours does not depend on the order of the nodes in the file (a review).
+    backwards = dict(reversed(list(nodes.items())))
+    library = _library_import(backwards, tmp_path / "backwards.json")
+    assert library["pinned"] == [] and library["values"]["b"] == IN
+    again = check(tmp_path / "backwards.json").evaluation
+    assert dict(again.status) == dict(ev.status) and again.pinned == ev.pinned
 
 
 # ----------------------------------------------------------------------------------------

@@ -168,8 +168,10 @@ def _pin_w502(group: Sequence[str], beliefs: Mapping[str, Belief], values: Mappi
               status: Mapping[str, str], found: list, pinned: set) -> bool:
     """network.json: a derived belief stored OUT, unmarked, whose justification holds is
     treated as retracted (§3.4); True when one was. A lone belief's holds when it computed
-    IN; inside a positive cycle, on its cycle mates' stored values (what the library's import
-    reads: their computed values depend on its own, and a pin goes in before the fixpoint)."""
+    IN; inside a positive cycle, on its cycle mates' stored values (their computed values
+    depend on its own, and a pin goes in before the fixpoint). The library's import judges
+    a mate it has not read yet as absent, so its answer depends on the order of the nodes in
+    the file; this one does not (tests/test_oracle.py shows where the two agree)."""
     mates = set(group)
     stored = lambda ref: beliefs[ref].declared if ref in mates else status[ref]  # noqa: E731
     newly = [m for m in group if not beliefs[m].is_premise and beliefs[m].declared == OUT and m not in pinned
