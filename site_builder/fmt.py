@@ -14,8 +14,8 @@ from .checks import echo_of, kind_of
 from .evaluate import Evaluation
 from .ids import document_path
 from .model import Belief
-from .parse.document import CHALLENGE, COUNT, DEPENDENT, ITEM, STATUS, Document
-from .parse.grammar import item_id
+from .parse.document import CHALLENGE, COUNT, DATA, DEPENDENT, ITEM, STATUS, Document
+from .parse.grammar import item_id, marker_name
 
 __all__ = ["format_document"]
 
@@ -77,10 +77,11 @@ def _dependents_block(doc: Document, ev: Evaluation, out: list[str], at: list[in
             return None
         anchor = at[doc.dependents_anchor + 1]
         return anchor, anchor, ["", *(_new_dependent(doc, ref, ev, None) for ref in computed)]
+    end = _notes_end(doc, indexes[-1] + 1)
     listed: dict[str, str] = {}
     notes: dict[str, list[str]] = {}
     external: list[str] = []
-    for k, after in zip(indexes, [*indexes[1:], indexes[-1] + 1]):
+    for k, after in zip(indexes, [*indexes[1:], end]):
         ref = item_id(doc.lines[k].match)
         between = out[at[k] + 1:at[after]]
         if ref not in beliefs and ref not in listed:
@@ -94,7 +95,16 @@ def _dependents_block(doc: Document, ev: Evaluation, out: list[str], at: list[in
         new.append(listed.get(ref) or _new_dependent(doc, ref, ev, style))
         new += notes.pop(ref, [])
     new += [line for lines in notes.values() for line in lines]  # after items no longer listed
-    return at[indexes[0]], at[indexes[-1] + 1], new
+    return at[indexes[0]], at[end], new
+
+
+def _notes_end(doc: Document, k: int) -> int:
+    """Past the lines written right below the last item, with no blank line between (a note
+    on it): they move with it."""
+    while k < len(doc.lines) and doc.lines[k].role == DATA and doc.lines[k].text.strip() \
+            and not marker_name(doc.lines[k].text.rstrip(), False):
+        k += 1
+    return k
 
 
 def format_document(doc: Document, ev: Evaluation) -> str:

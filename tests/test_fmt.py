@@ -194,6 +194,15 @@ def test_notes_between_dependents_stay_with_the_item_above_them(tmp_path, cli):
         PREMISE + "\n## Dependents\n\n- IN c — Claim c.\n\nNOTE: c is the one to watch.\n\n"
         "- IN d — Claim d.\n- IN e — Claim e.\nA note on gone.\n")
     assert cli("fmt", "--check", folder)[0] == 0
+    # a note right below the last item goes with it too (a review: it stayed where it was,
+    # below a dependent added after it); one after a blank line stays after the list
+    (folder / "a.md").write_text(PREMISE + "\n## Dependents\n\n- IN c — Claim c.\nA note on c.\n\nAfter the list.\n",
+                                 encoding="utf-8")
+    assert cli("fmt", folder)[0] == 0
+    assert (folder / "a.md").read_text(encoding="utf-8") == (
+        PREMISE + "\n## Dependents\n\n- IN c — Claim c.\nA note on c.\n- IN d — Claim d.\n- IN e — Claim e.\n\n"
+        "After the list.\n")
+    assert cli("fmt", "--check", folder)[0] == 0
 
 
 def test_dependents_written_as_links_stay_links(tmp_path, cli):
