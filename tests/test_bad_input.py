@@ -741,11 +741,12 @@ def test_a_key_twice_inside_a_node_or_a_malformed_nogood_is_reported_at_its_node
 
 def test_a_node_that_is_no_object_is_reported_at_its_line(tmp_path, run):
     """Found by a differential fuzz: `"d": null` came without a line (`path: E602`)."""
-    write(tmp_path, {"network.json": '{\n  "nodes": {\n    "p": {"text": "P.", "truth_value": "IN"},\n'
-                     '    "d": null,\n    "e": "text"\n  }\n}\n'})
+    write(tmp_path, {"network.json": '{\n  "nodes": {\n    "p": {"text": "P.", "truth_value": "IN",\n'
+                     '      "source": "x"},\n    "source": null,\n    "e": "text"\n  }\n}\n'})
     r = run("check", "network.json")
-    assert r.code == 1 and r.lines == ["network.json:4: E602 node 'd': must be an object (node left out)",
-                                       "network.json:5: E602 node 'e': must be an object (node left out)"], r.err
+    # `source` at its own line, not at node p's field of that name (a review)
+    assert r.code == 1 and r.lines == ["network.json:5: E602 node 'source': must be an object (node left out)",
+                                       "network.json:6: E602 node 'e': must be an object (node left out)"], r.err
 
 
 def test_a_node_without_truth_value_is_assumed_in_with_a_warning(tmp_path, run, checked):

@@ -154,9 +154,27 @@ class _KeyLines:
         return self._all.get(key, default)
 
     def of_other(self, key: str, default: int) -> int:
-        """The line of a key whose value is no object (a node written `null`), first on its line."""
-        found = re.search(rf'^[ \t]*{re.escape(json.dumps(key, ensure_ascii=False))}[ \t]*:', self._text, re.M)
-        return self._text.count("\n", 0, found.start()) + 1 if found else default
+        """The line of a node whose value is no object (written `null`): its key first on its
+        line, two levels deep (not a field of that name inside another node)."""
+        pattern = re.compile(rf'^[ \t]*{re.escape(json.dumps(key, ensure_ascii=False))}[ \t]*:', re.M)
+        for found in pattern.finditer(self._text):
+            if _depth(self._text, found.start()) == 2:
+                return self._text.count("\n", 0, found.start()) + 1
+        return default
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
+
+
+def _depth(text: str, position: int) -> int:
+    """How many objects and arrays are open at `position` (strings skipped; on errors only)."""
+    depth = 0
+    for token in _TOKEN.finditer(text, 0, position):
+        if token.group() in "{[":
+            depth += 1
+        elif token.group() in "}]":
+            depth -= 1
+    return depth
 
 
 class NodesRead:
