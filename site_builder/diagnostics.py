@@ -122,9 +122,14 @@ QUOTED_AT_MOST = 120
 """Characters of a line a message quotes (a 100,000-character line was repeated whole)."""
 
 
+def short(text: str, limit: int) -> str:
+    """`text` cut at `limit` characters with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def quoted(text: str) -> str:
-    """`text` as a message quotes it: repr, cut to QUOTED_AT_MOST characters with "…"."""
-    return repr(text if len(text) <= QUOTED_AT_MOST else text[:QUOTED_AT_MOST - 1] + "…")
+    """`text` as a message quotes it: repr, cut to QUOTED_AT_MOST characters."""
+    return repr(short(text, QUOTED_AT_MOST))
 
 
 def counted(n: int, word: str, plural: str | None = None) -> str:

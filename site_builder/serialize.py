@@ -33,7 +33,8 @@ def _one_line(value: str) -> bool:
 
 
 def _bare(stamp: str) -> bool:
-    """A stamp the dates line can hold: a digit first (grammar.DATES), no space, no control character."""
+    """A stamp the dates line holds: no space, no control character, and a digit first (any
+    other goes in front matter: the body would say W208 of it)."""
     return stamp[:1].isdigit() and not any(c.isspace() for c in stamp) and not CONTROL.search(stamp)
 
 

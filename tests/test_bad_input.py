@@ -621,6 +621,13 @@ def test_a_long_line_is_quoted_cut_short(tmp_path, run):
     assert r.code == 1 and len(r.err) < 2_000, len(r.err)
     assert f"beliefs/a.md:9: E304 unparseable line in Justifications: '{'x' * 119}…'" in r.lines, r.err
     assert f"beliefs/b.md:1: E202 invalid id '{'x' * 119}…': id is 100000 characters long (at most 200)" in r.lines
+    # and a section heading, a network.json node's id (a review: those were still whole)
+    write(tmp_path, {"beliefs/b.md": premise("b") + f"\n## {long}\n",
+                     "network.json": json.dumps({"nodes": {long: {"text": "x", "truth_value": "IN"}}})})
+    r = run("check", "beliefs")
+    assert f"beliefs/b.md:7: E301 unknown section heading '## {'x' * 116}…'" in r.lines, r.err
+    r = run("check", "network.json")
+    assert r.code == 1 and len(r.err) < 2_000 and f"E602 node '{'x' * 119}…': invalid id" in r.err, r.err[:3000]
 
 
 def test_a_head_line_repeated_or_out_of_order_is_an_error_not_claim_text(tmp_path, run, checked):
@@ -672,14 +679,15 @@ def test_front_matter_problems_point_at_their_key_and_ids_are_checked_there_too(
 
 def test_claims_that_begin_like_head_lines_stay_claims_and_import_writes_what_check_reads(tmp_path, run, checked, cli):
     """Found by a review: "Updated yearly." opening a claim was taken for a misplaced dates
-    line (E205), "Verified experimentally." right after the status line for the dates line
-    itself, and `import` wrote documents that `check` then refused (a claim "IN premise")."""
-    write(tmp_path, {"beliefs/a.md": "# a\n\n**IN** · premise\n\nVerified experimentally.\n",
-                     "beliefs/b.md": "# b\n\n**IN** · premise\n\nUpdated yearly.\n\nThe index is rebuilt in January.\n"})
+    line (E205; one holds dates), and `import` wrote documents that `check` then refused (a
+    claim "IN premise", or one such as "Updated yearly." right after the status line, where
+    a dates line goes: front matter holds those)."""
+    write(tmp_path, {"beliefs/b.md": "# b\n\n**IN** · premise\n\nCreated 2026-01-01\n\nUpdated yearly.\n\n"
+                                     "The index is rebuilt in January.\n"})
     r = run("check", "--strict", "beliefs")
     assert (r.code, r.lines) == (0, []), r.err
     beliefs = checked("beliefs").parsed.network.beliefs
-    assert beliefs["a"].text == "Verified experimentally." and beliefs["a"].verified_at == ""
+    assert beliefs["b"].text == "Updated yearly.\n\nThe index is rebuilt in January."
     nodes = {i: {"text": text, "truth_value": "IN", "justifications": [], "reviewed_at": "soon"}
              for i, text in (("c", "IN premise"), ("d", "Reviewed 2026-01-02"), ("e", "Updated yearly."))}
     (tmp_path / "net.json").write_text(json.dumps({"nodes": nodes}), encoding="utf-8")

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.render.markup import short
+from site_builder.diagnostics import short
 from site_builder.render.views import CLAIM_ECHO
 
 BASE_URL = "https://example.org/kb/"

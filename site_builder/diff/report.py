@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..diagnostics import counted
+from ..diagnostics import counted, short
 from .markdown import markdown
 from .records import FieldChange, Flip, NetworkDiff, to_json
 
@@ -22,8 +22,7 @@ def summary_line(diff: NetworkDiff) -> str:
 
 
 def _short(text: str, limit: int = 100) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    return short(" ".join(text.split()), limit)
 
 
 def _path(flip: Flip) -> str:

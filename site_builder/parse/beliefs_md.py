@@ -161,7 +161,7 @@ class _Reader:
         belief_id = match["id"]
         problem = id_problem(belief_id)
         if problem:
-            self.diag(n, "E702", f"invalid id {belief_id!r}: {problem} (block left out)")
+            self.diag(n, "E702", f"invalid id {quoted(belief_id)}: {problem} (block left out)")
         elif belief_id in self.claims:
             self.diag(n, "E702", f"id {belief_id!r} repeats the claim at line "
                                  f"{self.claims[belief_id].line} (this block left out)")
@@ -204,7 +204,7 @@ class _Reader:
         if match:
             self.block.defeaters.append((match["id"], match["label"] or "", n))
         else:
-            self.diag(n, "E702", f"'Defeated by' value {value!r} not understood",
+            self.diag(n, "E702", f"'Defeated by' value {quoted(value)} not understood",
                       "expected '- Defeated by: <id> (<type>)'")
 
     def _keep_extra(self, n: int, block: _Block, key: str, value: str,

@@ -218,7 +218,7 @@ class _Reader:
             for part in g.DATE_PART.finditer(line):
                 stamp = part.group("stamp")
                 if not (g.ISO.fullmatch(stamp) and g.calendar_date(stamp)):
-                    self.diag(self.i, "W208", f"timestamp {stamp!r} is not ISO-8601 (kept verbatim)")
+                    self.diag(self.i, "W208", f"timestamp {quoted(stamp)} is not ISO-8601 (kept verbatim)")
                 self.put(self.i, g.DATE_FIELDS[part.group("word")], stamp, part.group("word"))
             self.i += 1
         elif g.looks_like_dates(line):  # a typo must not turn into claim text (§3.2)
@@ -289,11 +289,11 @@ class _Reader:
             end = self._next_marker(start)
             self.i = end
             if name and name.startswith(g.MISSPELT):
-                self.diag(header, "E301", f"{self.body(header)!r} is not a section heading",
+                self.diag(header, "E301", f"{quoted(self.body(header))} is not a section heading",
                           f"write '## {name[1:].title()}' (or '{name[1:].title()}' alone after a blank line)")
                 continue
             if name not in g.SECTIONS:
-                self.diag(header, "E301", f"unknown section heading {self.body(header)!r}",
+                self.diag(header, "E301", f"unknown section heading {quoted(self.body(header))}",
                           "sections are: Summary, Justifications, Challenges, Dependents, Details")
                 continue
             if name in seen:

@@ -68,9 +68,9 @@ def calendar_date(stamp: str) -> bool:
     return True
 
 
-DATES = re.compile(  # a stamp starts with a digit: "Verified experimentally." is a claim
-    rf"(?:{'|'.join(DATE_WORDS)}) \d\S*(?: · (?:{'|'.join(DATE_WORDS)}) \d\S*)*")
-DATE_PART = re.compile(rf"(?P<word>{'|'.join(DATE_WORDS)}) (?P<stamp>\d\S*)")
+DATES = re.compile(
+    rf"(?:{'|'.join(DATE_WORDS)}) \S+(?: · (?:{'|'.join(DATE_WORDS)}) \S+)*")
+DATE_PART = re.compile(rf"(?P<word>{'|'.join(DATE_WORDS)}) (?P<stamp>\S+)")
 REASON = re.compile(r"(?:\*\*)?Reason OUT:(?:\*\*)? (?P<reason>.*\S)")
 ISO = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")

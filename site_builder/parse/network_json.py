@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import QUOTED_AT_MOST, Diagnostic, quoted, short
 from ..ids import id_problem
 from ..load import SURROGATE_ESCAPE, SourceFile, joined_surrogates
 from ..model import IN, NODE_FIELDS, OUT, STRING_FIELDS, Belief, Network, Nogood
@@ -319,7 +319,7 @@ def _node(node_id: str, node: Any, path: str, line: int, found: list, shapes: di
     """One node -> the Belief's fields (`json_fields`: the keys it carries), or None with E602.
     `shapes`: what `_shape` found for each order of keys met in this file (most nodes share one)."""
     def bad(message: str) -> None:
-        found.append(Diagnostic(path, line, "E602", f"node {node_id!r}: {message} (node left out)"))
+        found.append(Diagnostic(path, line, "E602", f"node {quoted(node_id)}: {message} (node left out)"))
 
     problem = id_problem(node_id)
     if problem:
@@ -405,7 +405,7 @@ def _nogoods(data: Any, path: str, found: list, text: str) -> tuple[Nogood, ...]
         line = (line_of(text, json.dumps(entry["id"]), start) if named else 0) or key_line
         if not named or not isinstance(entry.get("nodes", []), list) or \
                 not all(isinstance(n, str) for n in entry.get("nodes", [])):
-            found.append(Diagnostic(path, line, "E602", f"malformed nogood {entry!r} (ignored)"))
+            found.append(Diagnostic(path, line, "E602", f"malformed nogood {short(repr(entry), QUOTED_AT_MOST)} (ignored)"))
             continue
         extra = {k: v for k, v in entry.items() if k not in ("id", "nodes", "discovered", "resolution")}
         out.append(Nogood(entry["id"], tuple(entry.get("nodes", ())), entry.get("discovered", ""),

@@ -29,7 +29,7 @@ from ..checks import echo_of, kind_of
 from ..model import Belief
 from . import OutputFile, RenderContext
 from .exports.records import compact
-from .markup import short
+from ..diagnostics import short
 from .rows import memo, structural
 
 __all__ = ["GRAPH_PAGE", "GRAPH_DATA", "graph_data", "layout", "page_values", "emit"]

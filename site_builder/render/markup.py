@@ -69,8 +69,3 @@ def render_block(text: str) -> str:
 def render_inline(text: str) -> str:
     """One line of Markdown (a label) -> inline HTML."""
     return _md().renderInline(text)
-
-
-def short(text: str, limit: int) -> str:
-    """`text` cut at `limit` characters with an ellipsis."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

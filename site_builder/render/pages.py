@@ -22,7 +22,7 @@ from ..model import IN, OUT, Belief
 from . import OutputFile, RenderContext
 from .graph import GRAPH_PAGE, page_values as graph_page_values
 from .search import enabled as search_enabled
-from .markup import short
+from ..diagnostics import short
 from .rows import cited, memo, structural
 from .views import belief_page, ref, refs
 

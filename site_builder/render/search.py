@@ -46,7 +46,7 @@ from ..checks import kind_of
 from ..processes import owned_prefix, remove_left_by_dead
 from . import OutputFile, RenderContext, Sink, stored
 from .exports.records import one_line
-from .markup import short
+from ..diagnostics import short
 
 __all__ = ["SearchError", "SearchRecord", "enabled", "records", "index_files", "emit", "BUNDLE"]
 

@@ -15,7 +15,8 @@ from ..checks import echo_of, kind_of
 from ..model import IN, Belief
 from .. import urls
 from . import RenderContext
-from .markup import short, render_block, render_inline, safe_source_url, safe_url
+from ..diagnostics import short
+from .markup import render_block, render_inline, safe_source_url, safe_url
 
 
 CLAIM_ECHO = 200
