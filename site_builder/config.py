@@ -130,6 +130,8 @@ def _read_yaml(path: Path, inheriting: tuple[Path, ...] = ()) -> tuple[Any, tupl
 
     with open(path, "rb") as stream:
         data = yaml.load(stream, Loader=_tolerant_loader())
+    if data is None:  # an empty file: no settings
+        data = {}
     base = _inherits(data, path)
     if base is None:
         return data, (path,)
@@ -138,9 +140,9 @@ def _read_yaml(path: Path, inheriting: tuple[Path, ...] = ()) -> tuple[Any, tupl
     if not base.is_file():
         raise _Unreadable(path, f"INHERIT names {base.name!r}, which is not a file ({base})")
     parent, files = _read_yaml(base, (*inheriting, path))
-    if not isinstance(parent or {}, dict):
+    if not isinstance(parent, dict):
         raise _Unreadable(path, f"INHERIT names {base.name!r}, whose configuration is not a map")
-    return _merged(parent or {}, data), (path, *files)
+    return _merged(parent, data), (path, *files)
 
 
 def _merged(base: dict, over: dict) -> dict:

@@ -300,6 +300,10 @@ def test_inherited_settings_are_reported_where_they_are_written(cli, tmp_path, m
                                   encoding="utf-8")
     Path("base.yml").write_text("", encoding="utf-8")
     assert cli("check", "-q")[0] == 0
+    Path("mkdocs.yml").write_text("", encoding="utf-8")  # no settings at all, as before INHERIT was read
+    assert cli("check", "kb", "-q")[0] == 0
+    Path("mkdocs.yml").write_text("INHERIT: base.yml\nsite_name: x\nplugins:\n  - beliefs:\n      source: kb\n",
+                                  encoding="utf-8")
     Path("base.yml").write_text("- a\n", encoding="utf-8")
     code, _, err = cli("check", "kb", "-q")
     assert code == 1 and "mkdocs.yml:1: E802 INHERIT names 'base.yml', whose configuration is not a map" in err, err
