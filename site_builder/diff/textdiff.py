@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from rapidfuzz.distance import Indel
 
 __all__ = ["Segment", "Line", "words", "lines"]
 
@@ -37,6 +36,13 @@ PAIRINGS = 10_000
 """Past this many pairs of old and new lines in one changed block, none is compared."""
 
 
+def _indel():
+    """rapidfuzz's Indel, imported on first use: 48 modules every build would otherwise read
+    (a changes page or a PR comment uses it; most builds do not)."""
+    from rapidfuzz.distance import Indel
+    return Indel
+
+
 def words(old: str, new: str) -> Line:
     """One line's changes: the words removed from `old` and added in `new`, in place. A
     space alone between two changes joins them ("to stabilize" -> "so that" reads as one
@@ -45,7 +51,7 @@ def words(old: str, new: str) -> Line:
     if len(a) + len(b) > MAX_TOKENS:
         return _merged([("del", old), ("ins", new)])
     runs = [("".join(a[op.src_start:op.src_end]), "".join(b[op.dest_start:op.dest_end]), op.tag == "equal")
-            for op in Indel.opcodes(a, b)]
+            for op in _indel().opcodes(a, b)]
     found: Line = []
     pending: tuple[str, str] = ("", "")
     for k, (was, now, same) in enumerate(runs):
@@ -65,7 +71,7 @@ def lines(old: list[str], new: list[str]) -> list[Line]:
     found: list[Line] = []
     was: list[str] = []
     now: list[str] = []
-    for op in Indel.opcodes(old, new):  # a removal and an addition side by side: one changed block
+    for op in _indel().opcodes(old, new):  # a removal and an addition side by side: one changed block
         if op.tag != "equal":
             was += old[op.src_start:op.src_end]
             now += new[op.dest_start:op.dest_end]
@@ -102,7 +108,7 @@ def _alike(a: str, b: str) -> bool:
     if not (a.strip() and b.strip()):
         return False
     x, y = _TOKENS.findall(a), _TOKENS.findall(b)
-    return len(x) + len(y) <= MAX_TOKENS and Indel.normalized_similarity(x, y) >= ALIKE
+    return len(x) + len(y) <= MAX_TOKENS and _indel().normalized_similarity(x, y) >= ALIKE
 
 
 def _merged(segments: Line) -> Line:
