@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from markdown_it import MarkdownIt
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 SAFE_SCHEMES = ("http", "https", "mailto")
 
@@ -38,6 +40,8 @@ before a host's next label, `www.` or `localhost` (same flags, so the same case 
 
 
 def _renderer() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # on first use: 62 modules, which a build that renders no page does not read
+
     md = MarkdownIt("commonmark", {"html": False, "linkify": True, "typographer": False})
     # The pretest is one 1,500-character regex, run on every paragraph (4% of a belief
     # page); most claims hold none of what it looks for, which a small regex tells first.
