@@ -145,10 +145,10 @@ class _Reader:
         for problem in unknown_types(fields.get("justifications", ())):
             self.diag(self._key_line("justifications", end), "E303", f"front matter {problem}", UNKNOWN_TYPE_HINT)
         for k, j in enumerate(fields.get("justifications", ())):  # as an item of the body is (E304)
-            for ref in (*j.antecedents, *j.outlist):
-                if id_problem(ref):
+            for ref, problem in ((r, id_problem(r)) for r in (*j.antecedents, *j.outlist)):
+                if problem:
                     self.diag(self._key_line("justifications", end), "E304",
-                              f"front matter justification {k + 1}: {quoted(ref)}: {id_problem(ref)}",
+                              f"front matter justification {k + 1}: {quoted(ref)}: {problem}",
                               "write the id as its file is named")
         self.front = fields
         self.i = end + 1
