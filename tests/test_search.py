@@ -177,6 +177,26 @@ def test_a_missing_indexer_is_a_clear_error(monkeypatch, tmp_path):
     assert "--no-search" in caught.value.hint
 
 
+@pytest.mark.parametrize("own", [None, "narenas:2"])
+def test_the_indexer_asks_its_allocator_for_huge_pages_unless_told_otherwise(monkeypatch, tmp_path, own):
+    """Pagefind's jemalloc reads _RJEM_MALLOC_CONF: huge pages cut its system time (search._ALLOCATOR);
+    a setting of the user's own stands."""
+    from pagefind.service import get_executable
+    real, seen = get_executable(), tmp_path / "seen"
+    wrapper = tmp_path / "pagefind"
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s" "$_RJEM_MALLOC_CONF" > "{seen}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(wrapper))
+    if own is None:
+        monkeypatch.delenv("_RJEM_MALLOC_CONF", raising=False)
+    else:
+        monkeypatch.setenv("_RJEM_MALLOC_CONF", own)
+    files = {f.path: f.data for f in search.emit(context(EXAMPLE))}
+    assert seen.read_text() == (own or "thp:always,metadata_thp:always")
+    monkeypatch.delenv("PAGEFIND_BINARY_PATH")
+    assert {f.path: f.data for f in search.emit(context(EXAMPLE))} == files  # the same bundle
+
+
 def test_a_site_with_nothing_published_offers_no_search(tmp_path, cli):
     """Pagefind's browser side fails on an index without records: build none, show no box."""
     folder = tmp_path / "b"

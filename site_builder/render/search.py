@@ -53,6 +53,13 @@ __all__ = ["SearchError", "SearchRecord", "enabled", "records", "index_files", "
 BUNDLE = "pagefind"
 """Folder of the search bundle, relative to the site root."""
 
+_ALLOCATOR = ("_RJEM_MALLOC_CONF", "thp:always,metadata_thp:always")
+"""Pagefind's jemalloc, told to use transparent huge pages where the kernel allows them (as
+with the common `madvise` setting); a setting of the user's own is kept. Pagefind frees and
+touches again memory by the gigabyte: indexing gen-50k alone took 2.3 million page faults and
+7.7 s of system time with small pages, 25,000 and 5.0 s with huge ones (wall 17.1 -> 14.5 s,
+two runs each; at 10k no difference)."""
+
 CLAIM_META_LIMIT = 300
 """Longest claim kept in a result's metadata (the full text stays searchable)."""
 
@@ -150,8 +157,10 @@ class _Service:
     def __init__(self, executable: str) -> None:
         self._log = tempfile.TemporaryFile()
         try:
+            name, value = _ALLOCATOR
             self._process = subprocess.Popen([executable, "--service"], stdin=subprocess.PIPE,
-                                             stdout=subprocess.PIPE, stderr=self._log)
+                                             stdout=subprocess.PIPE, stderr=self._log,
+                                             env={name: value, **os.environ})
         except OSError as exc:
             self._log.close()
             raise SearchError(f"cannot start the search indexer: {exc}",
