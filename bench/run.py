@@ -395,7 +395,16 @@ def build(network: Path, out: Path, work: Path, tag: str, *flags: str, drop: boo
     stats, log = work / f"{tag}.stats.json", work / f"{tag}.log"
     cmd = [sys.executable, "-c", _BUILD, str(stats), "build", str(network), "-o", str(out), *flags]
     found = _measure(cmd, work, log, stats, drop, _indexer_env(work, stats))
+    _removed(out)
     return {**found, **from_log(log.read_text(encoding="utf-8", errors="replace"), "--profile" in flags)}
+
+
+def _removed(out: Path) -> None:
+    """Wait until the sites a build replaced at `out` are gone: a build leaves that to a
+    process of its own (write._discard), which must not run into the next measurement."""
+    deadline = time.monotonic() + TIMEOUT
+    while list(out.parent.glob(f".{out.name}.old-*")) and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 _KEPT = re.compile(r"(\d+) unchanged belief pages? kept")

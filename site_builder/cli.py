@@ -118,7 +118,8 @@ def _parser() -> argparse.ArgumentParser:
     p = command("build", "build the static site",
                 "Check the network, then render every page, diagram, badge and export into DIR\n"
                 "(default site/). Everything is written into a temporary folder first, so a failed\n"
-                "build leaves the previous site untouched: a cold build swaps the new site in; an\n"
+                "build leaves the previous site untouched: a cold build swaps the new site in (a\n"
+                "process of its own removes the old one; the build does not wait for it); an\n"
                 "incremental one (the default, when the cache allows) renders only the pages that\n"
                 "show a changed belief and then renames them into DIR, keeping the others (or, when\n"
                 "it keeps under 70% of the pages, hard-links them into the new folder and swaps\n"

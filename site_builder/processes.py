@@ -6,10 +6,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 from functools import partial
 from typing import Callable, Iterable
 
-__all__ = ["owned_prefix", "remove_left_by_dead"]
+__all__ = ["owned_prefix", "remove_left_by_dead", "detached"]
 
 
 def owned_prefix(prefix: str) -> str:
@@ -52,3 +53,35 @@ def _alive(pid: int) -> bool:
     except OSError:
         return True  # someone else's process
     return True
+
+
+def detached(action: Callable[[], None]) -> bool:
+    """Run `action` in a process of its own that this one does not wait for (POSIX: forked
+    twice, in a session of its own, its standard streams on /dev/null and no other file of
+    ours open, so that whoever reads our output sees its end when we end); False where that
+    cannot be, and nothing ran. Whatever `action` raises is dropped with its process."""
+    if os.name != "posix" or not hasattr(os, "fork"):
+        return False
+    try:
+        child = os.fork()
+    except OSError:
+        return False
+    if child:
+        os.waitpid(child, 0)  # it ends at once: no zombie is left behind
+        return True
+    try:
+        os.setsid()
+        try:
+            if os.fork():
+                os._exit(0)
+        except OSError:
+            pass  # no second process: this one runs the action, and the caller waits for it
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the build's unwinding (cli)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        action()
+    finally:
+        os._exit(0)

@@ -13,7 +13,7 @@ from functools import partial
 from typing import Callable, Collection, Iterable, Iterator
 
 from .diagnostics import Diagnostic
-from .processes import owned_prefix, remove_left_by_dead
+from .processes import detached, owned_prefix, remove_left_by_dead
 from .render import PAGES_DONE
 
 __all__ = ["safe_relative", "all_safe_relative", "write_files", "replace_file", "write_site", "update_site", "store_all", "UnsafePath",
@@ -122,13 +122,15 @@ processes and the search thread to write files themselves; they pass them on wit
 
 
 REMOVING = "remove the previous site"
-"""The stage of a build that replaced a site (`write_site`): seconds at 50,000 beliefs."""
+"""The stage of a build that replaced a site (`write_site`): handing the old site to a
+process of its own (`_discard`), or removing it where that cannot be."""
 
 
 def write_site(files: Files, out: Path, stage: Callable[[str], AbstractContextManager] = lambda _: nullcontext()
                ) -> tuple[set[str], list[Diagnostic]]:
     """Write a whole site into a temporary folder beside `out`, then swap it in; the old
-    site's removal is timed as the stage REMOVING (`stage`: progress.Stages.stage).
+    site goes in the background (`_discard`, timed as the stage REMOVING: `stage` is
+    progress.Stages.stage).
 
     Files are consumed as they come (a site is never held in memory whole). A failure at any
     point leaves the previous site untouched. Returns (paths written, problems).
@@ -149,9 +151,27 @@ def write_site(files: Files, out: Path, stage: Callable[[str], AbstractContextMa
         raise
     if old is not None:
         with stage(REMOVING):
-            remove_tree(old)
+            _discard(old, out)
     _remove_left_behind(out)
     return written, []
+
+
+def _discard(old: Path, out: Path) -> None:
+    """Remove the replaced site (the folder `_swap` moved it into) in a process of its own,
+    which first names the folder after itself, so that a build started meanwhile leaves it to
+    that process (`_remove_left_behind`): the build ends once the new site is in place.
+    Removing a 10,000-belief site took 2.4 s of a 10.8 s build (page cache dropped). Where no
+    process can be started, here."""
+    def remove() -> None:
+        mine = old.with_name(f"{owned_prefix(f'.{out.name}.old-')}{old.name[-8:]}")
+        try:
+            os.rename(old, mine)
+        except OSError:
+            mine = old
+        remove_tree(mine)
+
+    if not detached(remove):
+        remove_tree(old)
 
 
 @contextmanager
