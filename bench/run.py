@@ -399,11 +399,27 @@ def build(network: Path, out: Path, work: Path, tag: str, *flags: str, drop: boo
     return {**found, **from_log(log.read_text(encoding="utf-8", errors="replace"), "--profile" in flags)}
 
 
-def _removed(out: Path) -> None:
+def _removed(out: Path, limit: float = 600) -> None:
     """Wait until the sites a build replaced at `out` are gone: a build leaves that to a
-    process of its own (write._discard), which must not run into the next measurement."""
-    deadline = time.monotonic() + TIMEOUT
-    while list(out.parent.glob(f".{out.name}.old-*")) and time.monotonic() < deadline:
+    process of its own (write._discard: the folder is named after it), which must not run
+    into the next measurement. A folder whose process has ended is left for the next build."""
+    def removing() -> bool:
+        for folder in out.parent.glob(f".{out.name}.old-*"):
+            pid = folder.name[len(f".{out.name}.old-"):].split("-")[0]
+            try:
+                os.kill(int(pid), 0)
+                return True
+            except (ValueError, ProcessLookupError):
+                continue
+            except OSError:  # someone else's process
+                return True
+        return False
+
+    deadline = time.monotonic() + limit
+    while removing():
+        if time.monotonic() > deadline:
+            _log(f"{out}: the replaced site is still being removed after {limit:.0f} s; going on")
+            return
         time.sleep(0.1)
 
 

@@ -119,11 +119,12 @@ def _parser() -> argparse.ArgumentParser:
                 "Check the network, then render every page, diagram, badge and export into DIR\n"
                 "(default site/). Everything is written into a temporary folder first, so a failed\n"
                 "build leaves the previous site untouched: a cold build swaps the new site in (a\n"
-                "process of its own removes the old one; the build does not wait for it); an\n"
-                "incremental one (the default, when the cache allows) renders only the pages that\n"
-                "show a changed belief and then renames them into DIR, keeping the others (or, when\n"
-                "it keeps under 70% of the pages, hard-links them into the new folder and swaps\n"
-                "that in; files the last build did not write then go, as after a cold build).\n"
+                "process of its own then removes the old one, beside DIR as .DIR.old-..., and the\n"
+                "build does not wait for it); an incremental one (the default, when the cache\n"
+                "allows) renders only the pages that show a changed belief and then renames them\n"
+                "into DIR, keeping the others (or, when it keeps under 70% of the pages, hard-links\n"
+                "them into the new folder and swaps that in; files the last build did not write\n"
+                "then go, as after a cold build).\n"
                 "Settings come from mkdocs.yml; while it has errors, nothing is built.")
     source_args(p)
     p.add_argument("-o", "--output", metavar="DIR", default=None, help="output folder (default: site/)")

@@ -55,33 +55,82 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def detached(action: Callable[[], None]) -> bool:
+_HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Signals the build handles (cli): blocked across a fork, so that a child never runs the
+parent's handler and unwinds into the parent's code."""
+
+
+def detached(action: Callable[[], None], handover: Callable[[int], None] = lambda pid: None) -> bool:
     """Run `action` in a process of its own that this one does not wait for (POSIX: forked
     twice, in a session of its own, its standard streams on /dev/null and no other file of
     ours open, so that whoever reads our output sees its end when we end); False where that
-    cannot be, and nothing ran. Whatever `action` raises is dropped with its process."""
+    cannot be, and nothing ran. `handover(pid)` runs, with that process's pid, before this
+    returns and before `action` starts. Whatever either raises is dropped with its process."""
     if os.name != "posix" or not hasattr(os, "fork"):
         return False
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
     try:
         child = os.fork()
     except OSError:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         return False
     if child:
-        os.waitpid(child, 0)  # it ends at once: no zombie is left behind
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        try:
+            os.waitpid(child, 0)  # it ends at once: no zombie is left behind
+        except ChildProcessError:  # SIGCHLD ignored: the kernel reaped it
+            pass
         return True
     try:
+        for number in _HANDLED:  # not the build's unwinding (cli)
+            signal.signal(number, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.setsid()
-        try:
-            if os.fork():
-                os._exit(0)
-        except OSError:
-            pass  # no second process: this one runs the action, and the caller waits for it
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the build's unwinding (cli)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-        action()
+        _run_apart(action, handover)
     finally:
         os._exit(0)
+
+
+def _run_apart(action: Callable[[], None], handover: Callable[[int], None]) -> None:
+    """In the first child: fork the process that runs `action`, hand it over, and end; the
+    second child starts once the first has ended (the end of a pipe tells it)."""
+    ended, told = os.pipe()
+    try:
+        grandchild = os.fork()
+    except OSError:
+        grandchild = None  # this process runs it, and the caller waits for it
+    if grandchild:
+        os.close(ended)
+        try:
+            handover(grandchild)
+        finally:
+            os._exit(0)
+    os.close(told)
+    if grandchild is None:
+        handover(os.getpid())
+    else:
+        os.read(ended, 1)  # b"": the first child has ended, its handover done
+    os.close(ended)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    _close_from(3)
+    action()
+
+
+def _close_from(lowest: int) -> None:
+    """Close every open descriptor from `lowest` on (those listed, not every possible number:
+    the limit can be a billion)."""
+    for listing in ("/proc/self/fd", "/dev/fd"):
+        try:
+            open_now = [int(name) for name in os.listdir(listing)]
+        except (OSError, ValueError):
+            continue
+        for fd in open_now:
+            if fd >= lowest:
+                try:
+                    os.close(fd)
+                except OSError:  # the listing's own descriptor, closed already
+                    pass
+        return
+    os.closerange(lowest, 4096)

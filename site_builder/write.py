@@ -158,19 +158,21 @@ def write_site(files: Files, out: Path, stage: Callable[[str], AbstractContextMa
 
 def _discard(old: Path, out: Path) -> None:
     """Remove the replaced site (the folder `_swap` moved it into) in a process of its own,
-    which first names the folder after itself, so that a build started meanwhile leaves it to
-    that process (`_remove_left_behind`): the build ends once the new site is in place.
-    Removing a 10,000-belief site took 2.4 s of a 10.8 s build (page cache dropped). Where no
-    process can be started, here."""
-    def remove() -> None:
-        mine = old.with_name(f"{owned_prefix(f'.{out.name}.old-')}{old.name[-8:]}")
-        try:
-            os.rename(old, mine)
-        except OSError:
-            mine = old
-        remove_tree(mine)
+    after which the folder is named (before this returns), so that a build started meanwhile
+    leaves it to that process (`_remove_left_behind`): the build ends once the new site is in
+    place. Removing a 10,000-belief site took 2.4 s of a 10.6 s build (page cache dropped).
+    Where no process can be started, here."""
+    def owned_by(pid: int) -> Path:
+        return old.with_name(f".{out.name}.old-{pid}-{old.name[-8:]}")
 
-    if not detached(remove):
+    def hand_over(pid: int) -> None:
+        os.rename(old, owned_by(pid))
+
+    def remove() -> None:
+        mine = owned_by(os.getpid())
+        remove_tree(mine if mine.exists() else old)  # not renamed: under its first name
+
+    if not detached(remove, hand_over):
         remove_tree(old)
 
 

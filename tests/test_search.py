@@ -186,6 +186,7 @@ def test_the_indexer_asks_its_allocator_for_huge_pages_unless_told_otherwise(mon
     wrapper = tmp_path / "pagefind"
     wrapper.write_text(f'#!/bin/sh\nprintf "%s" "$_RJEM_MALLOC_CONF" > "{seen}"\nexec "{real}" "$@"\n')
     wrapper.chmod(0o755)
+    configured = os.environ.get("PAGEFIND_BINARY_PATH")  # a CI's own
     monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(wrapper))
     if own is None:
         monkeypatch.delenv("_RJEM_MALLOC_CONF", raising=False)
@@ -193,7 +194,10 @@ def test_the_indexer_asks_its_allocator_for_huge_pages_unless_told_otherwise(mon
         monkeypatch.setenv("_RJEM_MALLOC_CONF", own)
     files = {f.path: f.data for f in search.emit(context(EXAMPLE))}
     assert seen.read_text() == (own or "thp:always,metadata_thp:always")
-    monkeypatch.delenv("PAGEFIND_BINARY_PATH")
+    if configured is None:
+        monkeypatch.delenv("PAGEFIND_BINARY_PATH")
+    else:
+        monkeypatch.setenv("PAGEFIND_BINARY_PATH", configured)
     assert {f.path: f.data for f in search.emit(context(EXAMPLE))} == files  # the same bundle
 
 

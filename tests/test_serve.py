@@ -90,9 +90,10 @@ class Serve:
         raise AssertionError(f"no rebuild after version {after}:\n{self.output()}")
 
     def site(self) -> Path:
-        """The one folder every build of this server goes into (its cache beside it)."""
+        """The one folder every build of this server goes into (its cache beside it; a site a
+        build replaced whole may still be going, in a process of its own: write._discard)."""
         [root] = self.temp.glob("belief-site-serve-*")
-        assert sorted(p.name for p in root.iterdir()) == ["cache", "site"]
+        assert sorted(p.name for p in root.iterdir() if not p.name.startswith(".site.old-")) == ["cache", "site"]
         return root / "site"
 
     def stop(self) -> int:
