@@ -123,6 +123,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate as gen  # noqa: E402
+from site_builder.processes import held_by_running  # noqa: E402
 
 TIMEOUT = 3600
 """Seconds one measured process may take before it is killed (and reported as such)."""
@@ -403,20 +404,8 @@ def _removed(out: Path, limit: float = 600) -> None:
     """Wait until the sites a build replaced at `out` are gone: a build leaves that to a
     process of its own (write._discard: the folder is named after it), which must not run
     into the next measurement. A folder whose process has ended is left for the next build."""
-    def removing() -> bool:
-        for folder in out.parent.glob(f".{out.name}.old-*"):
-            pid = folder.name[len(f".{out.name}.old-"):].split("-")[0]
-            try:
-                os.kill(int(pid), 0)
-                return True
-            except (ValueError, ProcessLookupError):
-                continue
-            except OSError:  # someone else's process
-                return True
-        return False
-
     deadline = time.monotonic() + limit
-    while removing():
+    while held_by_running(out.parent, f".{out.name}.old-"):
         if time.monotonic() > deadline:
             _log(f"{out}: the replaced site is still being removed after {limit:.0f} s; going on")
             return

@@ -10,27 +10,37 @@ import signal
 from functools import partial
 from typing import Callable, Iterable
 
-__all__ = ["owned_prefix", "remove_left_by_dead", "detached"]
+__all__ = ["owned_prefix", "remove_left_by_dead", "held_by_running", "detached"]
 
 
-def owned_prefix(prefix: str) -> str:
-    """`prefix` followed by this process's id (mkdtemp adds the random part)."""
-    return f"{prefix}{os.getpid()}-"
+def owned_prefix(prefix: str, pid: int | None = None) -> str:
+    """`prefix` followed by the id of this process, or of process `pid` (mkdtemp adds the
+    random part)."""
+    return f"{prefix}{os.getpid() if pid is None else pid}-"
+
+
+def _owners(names: Iterable[str], prefix: str) -> list[tuple[str, int]]:
+    """(name, pid) of the names made by `owned_prefix(prefix)` (then mkdtemp's 8 characters);
+    exactly that shape, so another output's folders whose names merely start alike never match."""
+    shape = re.compile(re.escape(prefix) + r"([0-9]{1,9})-[a-z0-9_]{8}", re.ASCII)
+    return [(name, int(matched.group(1))) for name in names if (matched := shape.fullmatch(name))]
 
 
 def _left_by_dead(names: Iterable[str], prefix: str) -> list[str]:
-    """The names made by `owned_prefix(prefix)` (then mkdtemp's 8 characters) in a process
-    that no longer runs; exactly that shape, so another output's folders whose names merely
-    start alike never match. None where os.kill cannot ask (not POSIX)."""
+    """The names made by `owned_prefix(prefix)` in a process that no longer runs. None where
+    os.kill cannot ask (not POSIX)."""
     if os.name != "posix":
         return []
-    shape = re.compile(re.escape(prefix) + r"([0-9]{1,9})-[a-z0-9_]{8}", re.ASCII)
-    found = []
-    for name in names:
-        matched = shape.fullmatch(name)
-        if matched and not _alive(int(matched.group(1))):
-            found.append(name)
-    return found
+    return [name for name, pid in _owners(names, prefix) if not _alive(pid)]
+
+
+def held_by_running(parent: str | os.PathLike, prefix: str) -> list[str]:
+    """The names in `parent` made by `owned_prefix(prefix)` in a process that still runs."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return []
+    return [name for name, pid in _owners(names, prefix) if _alive(pid)]
 
 
 def remove_left_by_dead(parent: str | os.PathLike, prefixes: Iterable[str],

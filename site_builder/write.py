@@ -163,7 +163,7 @@ def _discard(old: Path, out: Path) -> None:
     place. Removing a 10,000-belief site took 2.4 s of a 10.6 s build (page cache dropped).
     Where no process can be started, here."""
     def owned_by(pid: int) -> Path:
-        return old.with_name(f".{out.name}.old-{pid}-{old.name[-8:]}")
+        return old.with_name(owned_prefix(_old_prefix(out), pid) + old.name[-8:])
 
     def hand_over(pid: int) -> None:
         os.rename(old, owned_by(pid))
@@ -185,17 +185,27 @@ def _naming(path: Path) -> Iterator[None]:
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
 
 
+def _new_prefix(out: Path) -> str:
+    """Names of the folders a new site is written into, beside `out` (then a pid: owned_prefix)."""
+    return f".{out.name}.new-"
+
+
+def _old_prefix(out: Path) -> str:
+    """Names of the folders a replaced site waits in to be removed, beside `out`."""
+    return f".{out.name}.old-"
+
+
 def _staging(out: Path) -> Path:
     """A new temporary folder beside `out`."""
     with _naming(out):
         out.parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(dir=out.parent, prefix=owned_prefix(f".{out.name}.new-")))
+        return Path(tempfile.mkdtemp(dir=out.parent, prefix=owned_prefix(_new_prefix(out))))
 
 
 def _remove_left_behind(out: Path) -> None:
     """The temporary folders beside `out` of builds killed before they could remove them (a
     whole site each: the new one being written, or the old one being removed)."""
-    remove_left_by_dead(out.parent, (f".{out.name}.new-", f".{out.name}.old-"), lambda path: remove_tree(Path(path)))
+    remove_left_by_dead(out.parent, (_new_prefix(out), _old_prefix(out)), lambda path: remove_tree(Path(path)))
 
 
 def update_site(files: Files, out: Path, keep: set[str], previous: frozenset[str],
@@ -449,7 +459,7 @@ def _swap(temp: Path, out: Path) -> Path | None:
         if not out.exists():
             os.replace(temp, out)
             return None
-        old = Path(tempfile.mkdtemp(dir=out.parent, prefix=owned_prefix(f".{out.name}.old-")))
+        old = Path(tempfile.mkdtemp(dir=out.parent, prefix=owned_prefix(_old_prefix(out))))
         os.replace(out, old / "site")
         os.replace(temp, out)
     return old
