@@ -496,20 +496,29 @@ def test_the_explorer_survives_a_malformed_fragment_and_follows_a_changed_one(pa
     assert page.problems == []
 
 
+HEBREW = "העובדה הזאת נכונה!"
+"""A claim in a right-to-left script, ending in a mark that has no direction of its own."""
+
+
 @pytest.fixture(scope="module")
 def served_changes(tmp_path_factory):
-    """A site built with --diff-base: d's claim reworded (a long unbroken word added), p retracted."""
+    """A site built with --diff-base: d's claim reworded (a long unbroken word added), p retracted,
+    r's claim given a bidi override; h, which d also rests on, is a claim in Hebrew."""
     import json
     from site_builder.cli import main
     root = tmp_path_factory.mktemp("changes")
     word = "Concurrent" + "SkipList" * 40
 
-    def network(p_status: str, d_claim: str) -> dict:
+    def network(p_status: str, d_claim: str, r_claim: str) -> dict:
         return {"nodes": {"p": {"text": "A premise.", "truth_value": p_status},
+                          "h": {"text": HEBREW, "truth_value": "IN"},
+                          "r": {"text": r_claim, "truth_value": "IN"},
                           "d": {"text": d_claim, "truth_value": "IN",
-                                "justifications": [{"type": "SL", "antecedents": ["p"], "outlist": []}]}}}
-    (root / "base.json").write_text(json.dumps(network("IN", "It rests on the premise.")), encoding="utf-8")
-    (root / "head.json").write_text(json.dumps(network("OUT", f"It rests on the {word} premise.")),
+                                "justifications": [{"type": "SL", "antecedents": ["p", "h"], "outlist": []}]}}}
+    (root / "base.json").write_text(json.dumps(network("IN", "It rests on the premise.", "The cache is stable.")),
+                                    encoding="utf-8")
+    (root / "head.json").write_text(json.dumps(network("OUT", f"It rests on the {word} premise.",
+                                                       "The cache is \u202eELBATS TON\u202c today.")),
                                     encoding="utf-8")
     site = root / "site"
     assert main(["build", str(root / "head.json"), "-o", str(site), "-q", "--no-search", "--no-cache",
@@ -540,4 +549,38 @@ def test_a_change_tag_opens_what_changed_word_by_word(browser, served_changes):
     assert "line-through" in tab.evaluate("getComputedStyle(document.querySelector('#edited-p del')).textDecorationLine")
     assert tab.evaluate("document.documentElement.scrollWidth") <= 375
     assert tab.problems == []
+    context.close()
+
+
+_ENDS_LEFT = """e => {
+  const node = [...e.querySelectorAll("*"), e].flatMap(n => [...n.childNodes])
+                 .find(n => n.nodeType === 3 && n.data.includes("!"));
+  const range = document.createRange();
+  const left = i => { range.setStart(node, i); range.setEnd(node, i + 1); return range.getBoundingClientRect().left; };
+  return left(node.data.indexOf("!")) < left(node.data.indexOf("ה"));
+}"""
+"""Whether the element's claim ends at the left: its "!" left of its first letter, as in a
+right-to-left paragraph (in a left-to-right one a final "!" stands at the right)."""
+
+
+def test_a_right_to_left_claim_reads_right_to_left_and_the_changes_page_shows_bidi_controls(browser, served_changes):
+    """A Hebrew claim took the page's left-to-right direction, its closing "!" at the right
+    where a reader of Hebrew looks for the start: claims and their echoes now take their
+    direction from their own letters (a bidi control inside one stays inside). The changes
+    page shows the bidi controls an edit added as marks: "\u202eELBATS TON\u202c" displays as
+    "NOT STABLE" but reads "ELBATS TON" to search, exports and LLMs."""
+    context = browser.new_context()
+    page = _watched(context, served_changes)
+    page.goto(served_changes + "belief/h/")
+    assert page.locator("section.claim").evaluate(_ENDS_LEFT)
+    page.goto(served_changes + "belief/d/")
+    echo = page.locator(".claim-echo", has_text=HEBREW[:6]).first
+    assert echo.is_visible() and echo.evaluate(_ENDS_LEFT)
+    page.goto(served_changes + "changes/")
+    marks = page.locator("#edited-r ins .hidden-char")
+    assert marks.all_inner_texts() == ["U+202E", "U+202C"] and marks.first.is_visible()
+    assert "ELBATS TON" in page.locator("#edited-r").inner_text()
+    shown = page.evaluate("document.body.innerText")
+    assert not any(c in shown for c in "\u202a\u202b\u202c\u202d\u202e"), ascii(shown)
+    assert page.problems == []
     context.close()

@@ -13,6 +13,7 @@ import re
 import subprocess
 from collections import Counter
 from dataclasses import dataclass, fields
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -639,6 +640,36 @@ def test_changes_page_shows_what_each_edit_changed_word_by_word(history):
     assert '<div class="diff-line">SL — reason 1: b, <del>q</del><ins>d</ins></div>' in page
     assert '<li id="edited-z">' in page and '<dt>status</dt>\n<dd><div class="diff-line"><del>OUT</del><ins>IN</ins>' in page
     assert '<tr id="flip-x"' in page  # z's flip turns x OUT: the belief page's tag links here
+
+
+def test_changes_page_shows_bidi_controls_in_what_it_lists_as_marks(history):
+    """A bidi override made an edit display other than it reads: "\u202eELBATS TON\u202c" reads
+    "ELBATS TON" to search, exports and LLMs, yet a reviewer saw "NOT STABLE". The PR comment
+    already replaced such characters; the changes page (a PR's preview) now shows each as a
+    mark, in the word diff and in the claims it echoes."""
+    hostile = "The cache is \u202eELBATS TON\u202c, \u2066isolated\u2069 \u200fhere."
+    page = _changes_page(history, edited(BASE, p=premise(claim=hostile), w=premise(claim=hostile)))
+    shown = _Text()
+    shown.feed(page)
+    text = "".join(shown.parts)
+    assert "ELBATS TON" in text and "<ins>" in page and '<li id="added-w">' in page
+    assert not re.search("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", text), ascii(text)
+    for point, name in (("202E", "right-to-left override"), ("202C", "pop directional formatting"),
+                        ("2066", "left-to-right isolate"), ("2069", "pop directional isolate"),
+                        ("200F", "right-to-left mark")):
+        mark = f'<span class="hidden-char" title="{name}">U+{point}</span>'
+        assert page.count(mark) == 2, point  # in p's word diff and in w's echoed claim
+
+
+class _Text(HTMLParser):
+    """The text a page displays (not its attributes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
 
 
 def test_changes_page_details_the_first_edits_and_names_the_fields_of_the_rest(history, monkeypatch):

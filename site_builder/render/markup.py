@@ -7,14 +7,24 @@ targets, and images are shown as their text: belief text must not load anything.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+from markupsafe import Markup, escape
+
+from ..diagnostics import UNSHOWABLE
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 SAFE_SCHEMES = ("http", "https", "mailto")
+
+_HIDDEN = re.compile(f"(?![\t\n\r]){UNSHOWABLE.pattern}")
+"""Control characters (but tab and line ends) and the bidi marks, embeddings, overrides and
+isolates, which show nothing themselves yet can make text display in another order than it
+reads."""
 
 
 def safe_url(url: str) -> bool:
@@ -73,3 +83,20 @@ def render_block(text: str) -> str:
 def render_inline(text: str) -> str:
     """One line of Markdown (a label) -> inline HTML."""
     return _md().renderInline(text)
+
+
+def reveal(text: str) -> Markup:
+    """`text` escaped, each of `_HIDDEN` shown as a mark (its code point, its name on hover):
+    the changes page is where a reviewer reads an edit, and a claim whose bidi override makes
+    it display other than it reads (what search, exports and LLMs get) must not pass unseen
+    (the PR comment replaces them: diff.markdown)."""
+    escaped = escape(text)
+    if not _HIDDEN.search(text):
+        return escaped
+    return Markup(_HIDDEN.sub(_mark, str(escaped)))
+
+
+def _mark(found: re.Match) -> str:
+    char = found[0]
+    name = unicodedata.name(char, "control character")
+    return f'<span class="hidden-char" title="{name.lower()}">U+{ord(char):04X}</span>'

@@ -21,6 +21,7 @@ from ..evaluate.queries import explain_step
 from ..model import IN, OUT, Belief
 from . import OutputFile, RenderContext
 from .graph import GRAPH_PAGE, page_values as graph_page_values
+from .markup import reveal
 from .search import enabled as search_enabled
 from ..diagnostics import short
 from .rows import cited, memo, structural
@@ -56,10 +57,12 @@ def environment(ctx: RenderContext) -> jinja2.Environment:
     if ctx.config.templates:
         base = Path(ctx.config.config_path).parent if ctx.config.config_path else Path(".")
         folders.insert(0, str(base / ctx.config.templates))
-    return _Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
-                        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                        keep_trailing_newline=True, auto_reload=False,
-                        bytecode_cache=ctx.rows.compiled_templates() if ctx.rows is not None else None)
+    env = _Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
+                       undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                       keep_trailing_newline=True, auto_reload=False,
+                       bytecode_cache=ctx.rows.compiled_templates() if ctx.rows is not None else None)
+    env.filters["reveal"] = reveal
+    return env
 
 
 def _root(path: str) -> str:
