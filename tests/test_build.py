@@ -438,3 +438,27 @@ def test_an_output_folder_inside_the_documents_folder_is_refused(cli, tmp_path):
     assert tree_digest(source) == before
     for hidden in ("-o", source / ".site"), ("--cache-dir", source / ".cache"):  # dot-folders are never read
         assert cli("build", source, "-o", tmp_path / "site", "--no-search", *hidden)[0] == 0
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse"])
+def test_a_link_to_a_belief_is_right_from_each_page_that_shares_its_memo(order):
+    """views.ref makes a link once for the pages of one parent folder: a page whose own
+    folder holds the target (`ns` holds `ns:local`) and pages at the root (whose folder has
+    no parent) must not take another page's link, whichever page asked first."""
+    from site_builder.config import SiteConfig
+    from site_builder.evaluate import evaluate
+    from site_builder.model import Belief, Network
+    from site_builder.render import RenderContext
+    from site_builder.render.views import ref
+    from site_builder.urls import relative_href
+
+    ids = ("ns", "ns:local", "other")
+    ctx = RenderContext(evaluate(Network({i: Belief(i, f"claim of {i}") for i in ids})), SiteConfig(),
+                        visible=frozenset(ids))
+    pages = ["belief/other/index.html", "belief/ns/index.html", "belief/ns/local/index.html",
+             "changes/index.html", "index.html", "404.html"]
+    for here in pages if order == "forward" else pages[::-1]:
+        for target in ids:
+            expected = relative_href(here, ctx.page(target))
+            view = ref(ctx, target, here)
+            assert (view["href"], f'href="{expected}"' in view["html"]) == (expected, True), (here, target)
