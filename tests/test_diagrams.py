@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -17,9 +18,11 @@ from site_builder.model import OUT, Belief, Justification, Network
 from site_builder.render import RenderContext
 from site_builder.render.diagrams import neighbourhoods, render_diagrams
 from site_builder.render.diagrams import graphviz as gv
+from site_builder.render.diagrams import layout as layout_module
 from site_builder.render.diagrams.crossings import count_crossings
 from site_builder.render.diagrams.geometry import Box, Drawing, Route, box_widths
-from site_builder.render.diagrams.layout import _Layered, bilayer_crossings, layout, order_layers
+from site_builder.render.diagrams.layout import (_count, _Layered, _positions, _sift, _transpose,
+                                                bilayer_crossings, layout, order_layers)
 from site_builder.render.diagrams.neighbourhood import Edge, Neighbourhood, Node
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -315,6 +318,45 @@ def test_builtin_drawings_have_the_crossings_the_ordering_counted():
     for b, nb in neighbourhoods(context(*beliefs)).items():
         _, counted = order_layers(_Layered(nb, box_widths(nb)))
         assert count_crossings(layout(nb), nb.edges) == counted, b
+
+
+def _tangle(rng: random.Random) -> Neighbourhood:
+    """Random rows around a belief, with edges between rows and within them (flat arcs)."""
+    rows = [0] + [rng.choice((-2, -1, -1, 1, 1, 2)) for _ in range(rng.randint(4, 11))]
+    nodes = tuple(sorted((Node(f"n{k}", row) for k, row in enumerate(rows)), key=lambda n: (n.row, n.key)))
+    pairs = {(s, t) for s in range(len(nodes)) for t in range(len(nodes))
+             if s != t and nodes[s].row <= nodes[t].row and rng.random() < 0.3}
+    return Neighbourhood(nodes[0].key, 2, nodes, tuple(Edge(s, t, False) for s, t in sorted(pairs)))
+
+
+def test_local_moves_cost_arcs_with_their_rows_ends_up_to_date(monkeypatch):
+    # Transposition and sifting keep each row's edge ends (under its flat arcs) up to date
+    # move by move instead of counting them again: every cost of an arc must see the ends
+    # of the order as it is then, and no move may raise the cost of the whole order.
+    checked = []
+
+    def fresh_ends(g, i, pos, ends, touching=None):
+        row = sorted((v for v in range(len(g.layer_of)) if g.layer_of[v] == i), key=pos.__getitem__)
+        assert ends == layout_module._band_ends(g, i, row, pos)
+        checked.append(i)
+        return flat_cost(g, i, pos, ends, touching)
+
+    flat_cost = layout_module._flat_cost
+    monkeypatch.setattr(layout_module, "_flat_cost", fresh_ends)
+    rng = random.Random(20261206)
+    for _ in range(300):
+        g = _Layered(_tangle(rng), [30.0] * 12)
+        for move in ("transpose", "sift"):
+            layers = [rng.sample(layer, len(layer)) for layer in g.layers]
+            pos = _positions(layers, len(g.layer_of))
+            before = _count(g, layers, pos)
+            if move == "transpose":
+                _transpose(g, layers, pos)
+            else:
+                _sift(g, layers, pos, range(len(layers)), (g.up, g.down))
+            assert pos == _positions(layers, len(g.layer_of))
+            assert _count(g, layers, pos) <= before, move
+    assert len(checked) > 1000  # the arcs within rows were exercised
 
 
 # --- engines ----------------------------------------------------------------------------

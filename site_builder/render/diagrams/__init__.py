@@ -93,13 +93,15 @@ def _nodes(ctx: RenderContext, nb: Neighbourhood) -> list[NodeInfo]:
             infos.append(NodeInfo(text, MORE_TARGET[side], "more", False,
                                   f"{count} more {words} within {nb.depth} steps: see {where}"))
             continue
-        value = ev.value(node.key)
         belief = beliefs[node.key]  # read here, so that an incremental build sees the dependency
-        tooltip = ctx.memo.get(("tooltip", node.key))
-        if tooltip is None:  # one string per belief: the writer's escaping is cached by it
-            tooltip = ctx.memo[("tooltip", node.key)] = f"{node.key} ({value}): {tooltip_claim(belief)}"
-        infos.append(NodeInfo(text, ctx.href(page, ctx.page(node.key)), "in" if value == IN else "out",
-                              node.row == 0, tooltip))
+        found = ctx.memo.get(("diagram node", node.key))
+        if found is None:  # once per belief (each is in a dozen diagrams): the writer's escaping is cached by it
+            value = ev.value(node.key)
+            found = ctx.memo[("diagram node", node.key)] = (
+                ctx.page(node.key), "in" if value == IN else "out",
+                f"{node.key} ({value}): {tooltip_claim(belief)}")
+        to_page, kind, tooltip = found
+        infos.append(NodeInfo(text, ctx.href(page, to_page), kind, node.row == 0, tooltip))
     return infos
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from .neighbourhood import Neighbourhood, Node
 
@@ -76,8 +77,7 @@ def box_widths(nb: Neighbourhood) -> list[float]:
 Point = tuple[float, float]
 
 
-@dataclass(frozen=True, slots=True)
-class Box:
+class Box(NamedTuple):
     """A node's box, by its centre."""
 
     x: float
@@ -86,8 +86,7 @@ class Box:
     h: float
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(NamedTuple):
     """An edge's path from its source to its target: a start point, then segments, each a
     line `(p,)` or a cubic Bézier `(c1, c2, p)`; the arrow is drawn at the end."""
 

@@ -125,11 +125,21 @@ def bilayer_crossings(pairs: list[tuple[int, int]]) -> int:
     return total
 
 
-def _flat_cost(g: _Layered, i: int, layer: list[int], pos: list[int],
+def _band_ends(g: _Layered, i: int, layer: list[int], pos: list[int]) -> list[int]:
+    """ends[p]: how many edge ends row i has, at its positions before p, into the band its
+    flat arcs bow into."""
+    band = g.up if g.outward(i) < 0 else g.down
+    at = [0] * len(layer)
+    for v in layer:
+        at[pos[v]] = len(band[v])
+    return list(accumulate(at, initial=0))
+
+
+def _flat_cost(g: _Layered, i: int, pos: list[int], ends: list[int],
                touching: tuple[int, int] | None = None) -> int:
     """Cost of the edges within row i: crossings (x CROSSING) with edge ends strictly under
-    their arcs and with each other, plus how far apart their ends are (adjacent ends are
-    joined by a short straight line, which is what Graphviz draws too).
+    their arcs (`ends`: _band_ends) and with each other, plus how far apart their ends are
+    (adjacent ends are joined by a short straight line, which is what Graphviz draws too).
 
     With `touching` (two vertices side by side), only the terms that swapping them can
     change: those of arcs ending at one of them (an arc ending elsewhere keeps its span and
@@ -143,11 +153,6 @@ def _flat_cost(g: _Layered, i: int, layer: list[int], pos: list[int],
         spans.append((pu, pv, u, v) if pu < pv else (pv, pu, u, v))
     mine = [True] * len(spans) if touching is None else \
         [u in touching or v in touching for _, _, u, v in spans]
-    band = g.up if g.outward(i) < 0 else g.down
-    at = [0] * len(layer)
-    for v in layer:
-        at[pos[v]] = len(band[v])
-    ends = list(accumulate(at, initial=0))  # ends[p]: edge ends into the band at positions before p
     total = 0
     for k, (lo, hi, u, v) in enumerate(spans):
         if mine[k]:
@@ -175,7 +180,7 @@ def _count(g: _Layered, layers: list[list[int]], pos: list[int]) -> int:
             total += CROSSING * bilayer_crossings(pairs)
     for i, flats in enumerate(g.flat):
         if flats:  # most rows have none: no call
-            total += _flat_cost(g, i, layers[i], pos)
+            total += _flat_cost(g, i, pos, _band_ends(g, i, layers[i], pos))
     return total
 
 
@@ -233,18 +238,24 @@ def _transpose(g: _Layered, layers: list[list[int]], pos: list[int]) -> None:
         for i, layer in enumerate(layers):
             flats = bool(g.flat[i])
             if flats:  # a swap changes the row's flat cost only through arcs ending at it
-                ends = {v for e in g.flat[i] for v in e[:2]}
+                arc_ends = {v for e in g.flat[i] for v in e[:2]}
+                band = g.up if g.outward(i) < 0 else g.down
+                ends = _band_ends(g, i, layer, pos)  # a swap at k, k+1 changes ends[k + 1] only
             for k in range(len(layer) - 1):
                 a, b = layer[k], layer[k + 1]
                 before, after = _pair_costs(a, b, pos, both)
-                if flats and (a in ends or b in ends):
-                    before += _flat_cost(g, i, layer, pos, (a, b))
+                if flats and (a in arc_ends or b in arc_ends):
+                    before += _flat_cost(g, i, pos, ends, (a, b))
                     pos[a], pos[b] = k + 1, k
-                    after += _flat_cost(g, i, layer, pos, (a, b))
+                    ends[k + 1] = ends[k] + len(band[b])
+                    after += _flat_cost(g, i, pos, ends, (a, b))
                     pos[a], pos[b] = k, k + 1
+                    ends[k + 1] = ends[k] + len(band[a])
                 if after < before:
                     layer[k], layer[k + 1] = b, a
                     pos[a], pos[b] = k + 1, k
+                    if flats:
+                        ends[k + 1] = ends[k] + len(band[b])
                     improved = True
         if not improved:
             return
@@ -259,6 +270,7 @@ def _sift(g: _Layered, layers: list[list[int]], pos: list[int], indexes,
         if len(layer) < 2:
             continue
         flats = bool(g.flat[i])
+        band = g.up if g.outward(i) < 0 else g.down
         for v in sorted(layer, key=lambda u: (-(len(g.up[u]) + len(g.down[u])), pos[u])):
             others = [u for u in layer if u != v]
             here = pos[v]
@@ -266,15 +278,21 @@ def _sift(g: _Layered, layers: list[list[int]], pos: list[int], indexes,
             left, right = map(list, zip(*[_pair_costs(u, v, pos, sides) for u in others]))
             cost = sum(right)
             best_j, best = here, None
+            if flats:  # v first; each next j moves it past one more (ends[j] alone changes)
+                trial = [v, *others]
+                for k, u in enumerate(trial):
+                    pos[u] = k
+                ends = _band_ends(g, i, trial, pos)
             for j in range(len(others) + 1):
                 if j:
                     cost += left[j - 1] - right[j - 1]
                 total = cost
                 if flats:
-                    trial = others[:j] + [v] + others[j:]
-                    for k, u in enumerate(trial):
-                        pos[u] = k
-                    total += _flat_cost(g, i, trial, pos)
+                    if j:
+                        passed = others[j - 1]
+                        pos[passed], pos[v] = j - 1, j
+                        ends[j] = ends[j - 1] + len(band[passed])
+                    total += _flat_cost(g, i, pos, ends)
                 if best is None or total < best or (total == best and j == here):
                     best_j, best = j, total
             layer[:] = others[:best_j] + [v] + others[best_j:]
@@ -389,6 +407,8 @@ def order_layers(g: _Layered) -> tuple[list[list[int]], int]:
 
 def _pav(targets: list[float], weights: list[float], offsets: list[float]) -> list[float]:
     """Least-squares positions keeping order and minimum separations (pool adjacent violators)."""
+    if len(targets) == 1:  # most rows of most diagrams (the same arithmetic as below)
+        return [(targets[0] - offsets[0]) * weights[0] / weights[0] + offsets[0]]
     blocks: list[list[float]] = []  # [weighted sum, weight, count]
     for t, w, off in zip(targets, weights, offsets):
         blocks.append([(t - off) * w, w, 1])

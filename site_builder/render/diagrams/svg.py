@@ -13,9 +13,8 @@ characters XML 1.0 cannot carry.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from .geometry import FONT_FAMILY, FONT_SIZE, Drawing, Route, text_width
 
@@ -43,7 +42,9 @@ OUTLIST_DASH = "5 3"
 
 
 def _clean(text: str) -> str:
-    return _INVALID_XML.sub("\ufffd", text)
+    # Every character XML cannot carry is unprintable (a control, a surrogate, a noncharacter):
+    # most texts need no search.
+    return text if text.isprintable() else _INVALID_XML.sub("\ufffd", text)
 
 
 @lru_cache(maxsize=1 << 16)  # the same ids and tooltips appear in many diagrams
@@ -65,8 +66,7 @@ def _f(value: float) -> str:
     return "0" if s == "-0" else s
 
 
-@dataclass(frozen=True, slots=True)
-class NodeInfo:
+class NodeInfo(NamedTuple):
     """What the writer needs to know about a node besides its box."""
 
     label: str
@@ -78,14 +78,18 @@ class NodeInfo:
 
 
 def _path(route: Route, dx: float, dy: float) -> str:
+    f = _f  # 1.1 million coordinates at 10k beliefs: pieces, one join
     sx, sy = route.start
-    out = [f"M{_f(sx + dx)},{_f(sy + dy)}"]
+    out = ["M", f(sx + dx), ",", f(sy + dy)]
     for seg in route.segments:
-        if len(seg) == 1:
-            (px, py), = seg
-            out.append(f"L{_f(px + dx)},{_f(py + dy)}")
+        if len(seg) == 3:
+            (ax, ay), (bx, by), (cx, cy) = seg
+            out += ("C", f(ax + dx), ",", f(ay + dy), " ", f(bx + dx), ",", f(by + dy), " ",
+                    f(cx + dx), ",", f(cy + dy))
         else:
-            out.append("C" + " ".join(f"{_f(px + dx)},{_f(py + dy)}" for px, py in seg))
+            out.append("L" if len(seg) == 1 else "C")
+            for k, (px, py) in enumerate(seg):
+                out += (" ", f(px + dx), ",", f(py + dy)) if k else (f(px + dx), ",", f(py + dy))
     return "".join(out)
 
 
@@ -113,6 +117,24 @@ def _legend(y: float, x0: float) -> tuple[tuple[str, ...], float, float]:
         x += text_width(text + " edge", 11) * 1.15 + 16
     parts.append("</g>")
     return tuple(parts), x - x0 - 16, h
+
+
+@lru_cache(maxsize=1 << 16)  # a belief's box reads the same in each diagram it is in, but for where it is
+def _node_markup(info: NodeInfo) -> tuple[str, str, str]:
+    """A node's markup around its coordinates: up to its box's x, from its height to its
+    text's x, and after its text's y."""
+    fill, stroke, ink = COLOURS[info.kind]
+    cls = "node more" if info.kind == "more" else f"node status-{info.kind}"
+    extra_rect = ' stroke-dasharray="3 2"' if info.kind == "more" else ""
+    if info.current:
+        cls += " current"
+        extra_rect += ' stroke-width="3"'
+    weight = ' font-weight="bold"' if info.current else ""
+    aria = ' aria-current="page"' if info.current else ""
+    return (f'<a xlink:href="{_attr(info.href)}"{aria}><g class="{cls}"><title>{_text(info.tooltip)}</title>'
+            '<rect x="',
+            f'" rx="4" fill="{fill}" stroke="{stroke}"{extra_rect}/><text x="',
+            f'" text-anchor="middle" fill="{ink}"{weight}>{_text(info.label)}</text></g></a>')
 
 
 def write_svg(drawing: Drawing, nodes: Sequence[NodeInfo], outlist: Sequence[bool],
@@ -149,21 +171,10 @@ def write_svg(drawing: Drawing, nodes: Sequence[NodeInfo], outlist: Sequence[boo
                    f'stroke-width="1.3"{extra} marker-end="url(#{ARROW_ID})"/>')
     out.append('</g><g class="nodes">')
     for box, info in zip(drawing.boxes, nodes):
-        fill, stroke, ink = COLOURS[info.kind]
-        cls = "node more" if info.kind == "more" else f"node status-{info.kind}"
-        extra_rect = ' stroke-dasharray="3 2"' if info.kind == "more" else ""
-        if info.current:
-            cls += " current"
-            extra_rect += ' stroke-width="3"'
-        weight = ' font-weight="bold"' if info.current else ""
-        aria = ' aria-current="page"' if info.current else ""
+        head, middle, tail = _node_markup(info)
         x, y = box.x + dx, box.y + dy
-        out.append(
-            f'<a xlink:href="{_attr(info.href)}"{aria}><g class="{cls}"><title>{_text(info.tooltip)}</title>'
-            f'<rect x="{_f(x - box.w / 2)}" y="{_f(y - box.h / 2)}" width="{_f(box.w)}" '
-            f'height="{_f(box.h)}" rx="4" fill="{fill}" stroke="{stroke}"{extra_rect}/>'
-            f'<text x="{_f(x)}" y="{_f(y + 4)}" text-anchor="middle" fill="{ink}"{weight}>'
-            f'{_text(info.label)}</text></g></a>')
+        out.append(f'{head}{_f(x - box.w / 2)}" y="{_f(y - box.h / 2)}" width="{_f(box.w)}" '
+                   f'height="{_f(box.h)}{middle}{_f(x)}" y="{_f(y + 4)}{tail}')
     out.append("</g>")
     out.extend(legend)
     out.append("</svg>")
