@@ -351,6 +351,27 @@ def test_the_scratch_folder_is_removed_when_the_indexer_fails(tmp_path, monkeypa
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_scratch_folder_goes_with_files_it_did_not_make(tmp_path, monkeypatch):
+    # What the build made is removed file by file; anything else found there (say, a file the
+    # indexer left) must not keep the folder alive.
+    monkeypatch.setattr(search, "_scratch_parent", lambda pages: str(tmp_path))
+    monkeypatch.setattr(search, "_listing_direction", lambda folder: 1)
+    listdir = os.listdir
+    monkeypatch.setattr(search.os, "listdir", lambda folder: sorted(listdir(folder)))  # as probed
+    real = search._Service.exchange
+
+    def leaving_a_file(self, payloads):
+        payloads = list(payloads)
+        if payloads[0]["type"] == "AddDir":
+            page = next(Path(payloads[0]["path"]).rglob("index.html"))
+            (page.parent / "stray.log").write_text("left behind", encoding="utf-8")
+        return real(self, payloads)
+
+    monkeypatch.setattr(search._Service, "exchange", leaving_a_file)
+    search.index_files(search.records(context(EXAMPLE)))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_scratch_folders_of_killed_builds_are_removed(tmp_path, monkeypatch):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
