@@ -500,6 +500,9 @@ def layout(nb: Neighbourhood, widths: list[float] | None = None) -> Drawing:
     port_bottom: dict[tuple[int, int], float] = {}
     for v in range(g.n):
         for nbrs, ports in ((g.up[v], port_top), (g.down[v], port_bottom)):
+            if len(nbrs) == 1:  # most: no spreading
+                ports[v, nbrs[0]] = 0.0
+                continue
             ordered = sorted(nbrs, key=pos.__getitem__)
             for k, u in enumerate(ordered):
                 ports[v, u] = _spread(k, len(ordered), widths[v])

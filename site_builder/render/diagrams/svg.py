@@ -119,24 +119,6 @@ def _legend(y: float, x0: float) -> tuple[tuple[str, ...], float, float]:
     return tuple(parts), x - x0 - 16, h
 
 
-@lru_cache(maxsize=1 << 16)  # a belief's box reads the same in each diagram it is in, but for where it is
-def _node_markup(info: NodeInfo) -> tuple[str, str, str]:
-    """A node's markup around its coordinates: up to its box's x, from its height to its
-    text's x, and after its text's y."""
-    fill, stroke, ink = COLOURS[info.kind]
-    cls = "node more" if info.kind == "more" else f"node status-{info.kind}"
-    extra_rect = ' stroke-dasharray="3 2"' if info.kind == "more" else ""
-    if info.current:
-        cls += " current"
-        extra_rect += ' stroke-width="3"'
-    weight = ' font-weight="bold"' if info.current else ""
-    aria = ' aria-current="page"' if info.current else ""
-    return (f'<a xlink:href="{_attr(info.href)}"{aria}><g class="{cls}"><title>{_text(info.tooltip)}</title>'
-            '<rect x="',
-            f'" rx="4" fill="{fill}" stroke="{stroke}"{extra_rect}/><text x="',
-            f'" text-anchor="middle" fill="{ink}"{weight}>{_text(info.label)}</text></g></a>')
-
-
 def write_svg(drawing: Drawing, nodes: Sequence[NodeInfo], outlist: Sequence[bool],
               title: str, desc: str) -> str:
     """Inline SVG markup of one drawing (`nodes` and `outlist` follow its boxes and routes)."""
@@ -171,10 +153,21 @@ def write_svg(drawing: Drawing, nodes: Sequence[NodeInfo], outlist: Sequence[boo
                    f'stroke-width="1.3"{extra} marker-end="url(#{ARROW_ID})"/>')
     out.append('</g><g class="nodes">')
     for box, info in zip(drawing.boxes, nodes):
-        head, middle, tail = _node_markup(info)
+        fill, stroke, ink = COLOURS[info.kind]
+        cls = "node more" if info.kind == "more" else f"node status-{info.kind}"
+        extra_rect = ' stroke-dasharray="3 2"' if info.kind == "more" else ""
+        if info.current:
+            cls += " current"
+            extra_rect += ' stroke-width="3"'
+        weight = ' font-weight="bold"' if info.current else ""
+        aria = ' aria-current="page"' if info.current else ""
         x, y = box.x + dx, box.y + dy
-        out.append(f'{head}{_f(x - box.w / 2)}" y="{_f(y - box.h / 2)}" width="{_f(box.w)}" '
-                   f'height="{_f(box.h)}{middle}{_f(x)}" y="{_f(y + 4)}{tail}')
+        out.append(
+            f'<a xlink:href="{_attr(info.href)}"{aria}><g class="{cls}"><title>{_text(info.tooltip)}</title>'
+            f'<rect x="{_f(x - box.w / 2)}" y="{_f(y - box.h / 2)}" width="{_f(box.w)}" '
+            f'height="{_f(box.h)}" rx="4" fill="{fill}" stroke="{stroke}"{extra_rect}/>'
+            f'<text x="{_f(x)}" y="{_f(y + 4)}" text-anchor="middle" fill="{ink}"{weight}>'
+            f'{_text(info.label)}</text></g></a>')
     out.append("</g>")
     out.extend(legend)
     out.append("</svg>")
