@@ -331,21 +331,30 @@ def test_the_scratch_folder_is_removed(tmp_path, monkeypatch, direction):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_scratch_folder_is_removed_when_the_indexer_fails(tmp_path, monkeypatch):
+def _scratch_in(tmp_path, monkeypatch, on_add_dir) -> None:
+    """Scratch folders go in `tmp_path`, listed in walk order; `on_add_dir(payload)` runs
+    when the pages are sent to Pagefind, before Pagefind reads them."""
     monkeypatch.setattr(search, "_scratch_parent", lambda pages: str(tmp_path))
     monkeypatch.setattr(search, "_listing_direction", lambda folder: 1)
     listdir = os.listdir
     monkeypatch.setattr(search.os, "listdir", lambda folder: sorted(listdir(folder)))  # as probed
     real = search._Service.exchange
 
-    def failing(self, payloads):
+    def exchange(self, payloads):
         payloads = list(payloads)
         if payloads[0]["type"] == "AddDir":
-            assert list(tmp_path.iterdir())  # the files are there while Pagefind reads them
-            raise search.SearchError("the search indexer failed: boom")
+            on_add_dir(payloads[0])
         return real(self, payloads)
 
-    monkeypatch.setattr(search._Service, "exchange", failing)
+    monkeypatch.setattr(search._Service, "exchange", exchange)
+
+
+def test_the_scratch_folder_is_removed_when_the_indexer_fails(tmp_path, monkeypatch):
+    def failing(payload):
+        assert list(tmp_path.iterdir())  # the files are there while Pagefind reads them
+        raise search.SearchError("the search indexer failed: boom")
+
+    _scratch_in(tmp_path, monkeypatch, failing)
     with pytest.raises(search.SearchError, match="boom"):
         search.index_files(search.records(context(EXAMPLE)))
     assert list(tmp_path.iterdir()) == []
@@ -354,20 +363,11 @@ def test_the_scratch_folder_is_removed_when_the_indexer_fails(tmp_path, monkeypa
 def test_the_scratch_folder_goes_with_files_it_did_not_make(tmp_path, monkeypatch):
     # What the build made is removed file by file; anything else found there (say, a file the
     # indexer left) must not keep the folder alive.
-    monkeypatch.setattr(search, "_scratch_parent", lambda pages: str(tmp_path))
-    monkeypatch.setattr(search, "_listing_direction", lambda folder: 1)
-    listdir = os.listdir
-    monkeypatch.setattr(search.os, "listdir", lambda folder: sorted(listdir(folder)))  # as probed
-    real = search._Service.exchange
+    def leaving_a_file(payload):
+        page = next(Path(payload["path"]).rglob("index.html"))
+        (page.parent / "stray.log").write_text("left behind", encoding="utf-8")
 
-    def leaving_a_file(self, payloads):
-        payloads = list(payloads)
-        if payloads[0]["type"] == "AddDir":
-            page = next(Path(payloads[0]["path"]).rglob("index.html"))
-            (page.parent / "stray.log").write_text("left behind", encoding="utf-8")
-        return real(self, payloads)
-
-    monkeypatch.setattr(search._Service, "exchange", leaving_a_file)
+    _scratch_in(tmp_path, monkeypatch, leaving_a_file)
     search.index_files(search.records(context(EXAMPLE)))
     assert list(tmp_path.iterdir()) == []
 
