@@ -175,6 +175,8 @@ def _count(g: _Layered, layers: list[list[int]], pos: list[int]) -> int:
     total = 0
     down = g.down
     for i in range(len(layers) - 1):
+        if len(layers[i]) < 2 or len(layers[i + 1]) < 2:  # segments sharing an end never cross
+            continue
         pairs = [(pos[a], pos[b]) for a in layers[i] for b in down[a]]
         if len(pairs) > 1:
             total += CROSSING * bilayer_crossings(pairs)

@@ -198,9 +198,8 @@ def neighbourhood(adjacency: Adjacency, center: str, depth: int, max_nodes: int)
         cited = refs(target)
         t = index[target]
         if len(cited) <= len(keys):
-            pairs = [(s, cited[s]) for s in cited if s in index]
+            edges += [Edge(index[s], t, cited[s]) for s in cited if s in index]
         else:  # a belief with thousands of antecedents: look up the drawn ones instead
-            pairs = [(s, cited[s]) for s in keys if s in cited]
-        edges.extend(Edge(index[s], t, only_out) for s, only_out in pairs)
+            edges += [Edge(index[s], t, cited[s]) for s in keys if s in cited]
     edges.sort()  # by (source, target): one edge per pair
     return Neighbourhood(center, depth, tuple(nodes), tuple(edges))
