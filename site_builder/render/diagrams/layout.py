@@ -113,6 +113,10 @@ class _Layered:
         """The band a row's flat arcs bow into: -1 above (antecedent rows), +1 below."""
         return -1 if layer + self.top_row < 0 else 1
 
+    def band(self, layer: int) -> list[list[int]]:
+        """Each vertex's neighbours in the band that row's flat arcs bow into."""
+        return self.up if self.outward(layer) < 0 else self.down
+
 
 def bilayer_crossings(pairs: list[tuple[int, int]]) -> int:
     """Crossings between two rows: `pairs` of (upper position, lower position), one per segment."""
@@ -128,7 +132,7 @@ def bilayer_crossings(pairs: list[tuple[int, int]]) -> int:
 def _band_ends(g: _Layered, i: int, layer: list[int], pos: list[int]) -> list[int]:
     """ends[p]: how many edge ends row i has, at its positions before p, into the band its
     flat arcs bow into."""
-    band = g.up if g.outward(i) < 0 else g.down
+    band = g.band(i)
     at = [0] * len(layer)
     for v in layer:
         at[pos[v]] = len(band[v])
@@ -241,7 +245,7 @@ def _transpose(g: _Layered, layers: list[list[int]], pos: list[int]) -> None:
             flats = bool(g.flat[i])
             if flats:  # a swap changes the row's flat cost only through arcs ending at it
                 arc_ends = {v for e in g.flat[i] for v in e[:2]}
-                band = g.up if g.outward(i) < 0 else g.down
+                band = g.band(i)
                 ends = _band_ends(g, i, layer, pos)  # a swap at k, k+1 changes ends[k + 1] only
             for k in range(len(layer) - 1):
                 a, b = layer[k], layer[k + 1]
@@ -272,7 +276,7 @@ def _sift(g: _Layered, layers: list[list[int]], pos: list[int], indexes,
         if len(layer) < 2:
             continue
         flats = bool(g.flat[i])
-        band = g.up if g.outward(i) < 0 else g.down
+        band = g.band(i)
         for v in sorted(layer, key=lambda u: (-(len(g.up[u]) + len(g.down[u])), pos[u])):
             others = [u for u in layer if u != v]
             here = pos[v]
