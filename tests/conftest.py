@@ -47,6 +47,27 @@ def network_path(request, shared: Path) -> Path:
     return shared / "networks" / request.param
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _checkout_cache_per_session(tmp_path_factory):
+    """In-process builds run from the checkout (its mkdocs.yml) would share the checkout's
+    default cache folder with every other test process (pytest -n): one would wait for
+    another's lock, or link files of a site another test is changing. They get this
+    session's own folder instead, under its temporary base (one per xdist worker)."""
+    import site_builder.cli as cli_module
+
+    default = cli_module.cache_folder
+
+    def cache_folder(config, explicit=None):
+        found = default(config, explicit)
+        if explicit is None and found.resolve().is_relative_to(ROOT):
+            return tmp_path_factory.getbasetemp() / "checkout-cache"
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:  # session-wide: module fixtures build too
+        patch.setattr(cli_module, "cache_folder", cache_folder)
+        yield
+
+
 @pytest.fixture
 def cli(capsys):
     """Run `belief-site ARGS...` in-process -> (exit code, stdout, stderr)."""
