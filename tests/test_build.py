@@ -462,3 +462,39 @@ def test_a_link_to_a_belief_is_right_from_each_page_that_shares_its_memo(order):
             expected = relative_href(here, ctx.page(target))
             view = ref(ctx, target, here)
             assert (view["href"], f'href="{expected}"' in view["html"]) == (expected, True), (here, target)
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse"])
+def test_each_step_of_an_explanation_links_as_its_page_sees_it_whichever_page_asked_first(order):
+    """views._step_view makes a belief's step once for the pages of one parent folder, like
+    `ref`: `ns` explains through `ns:local`, which lies inside its folder, and `m` (OUT)
+    through its failed antecedent `m:out`, inside its own; `a` and `b` explain through them
+    from outside. Each page's links must be its own, whichever page asked first."""
+    import re
+
+    from site_builder.config import SiteConfig
+    from site_builder.evaluate import evaluate
+    from site_builder.model import Belief, Justification, Network
+    from site_builder.render import RenderContext
+    from site_builder.render.views import explanation
+    from site_builder.urls import relative_href
+
+    sl = lambda *ids: (Justification("SL", tuple(ids)),)  # noqa: E731
+    beliefs = [Belief("ns:local", "a premise"), Belief("ns", "IN", justifications=sl("ns:local")),
+               Belief("m:out", "OUT: its antecedent is missing", justifications=sl("nowhere")),
+               Belief("m", "OUT", justifications=sl("m:out")), Belief("a", "IN", justifications=sl("ns")),
+               Belief("b", "OUT", justifications=sl("ns", "m"))]
+    net = Network({b.id: b for b in beliefs})
+    ctx = RenderContext(evaluate(net), SiteConfig(), visible=frozenset(net.beliefs))
+    pages = {f"belief/{i.replace(':', '/')}/index.html": i for i in ("a", "b", "ns", "m", "ns:local", "m:out")}
+    linked = set()
+    for here in list(pages) if order == "forward" else list(pages)[::-1]:
+        for step in explanation(ctx, pages[here], here)["entries"]:
+            for html in (step["html"], *(r["html"] for c in step["justifications"]
+                                          for name in ("failed", "missing", "violated") for r in c[name])):
+                target = re.search(r"<code>([^<]+)</code>", str(html))[1]
+                if target in net.beliefs:
+                    expected = relative_href(here, ctx.page(target))
+                    assert f'href="{expected}"' in str(html), (here, target, str(html))
+                    linked.add((pages[here], target))
+    assert {("ns", "ns:local"), ("m", "m:out"), ("a", "ns:local"), ("b", "m"), ("b", "m:out")} <= linked

@@ -12,6 +12,7 @@ from urllib.parse import quote
 from markupsafe import Markup, escape
 
 from ..checks import echo_of, kind_of
+from ..evaluate.queries import Step
 from ..model import IN, Belief
 from .. import urls
 from . import RenderContext
@@ -129,16 +130,33 @@ def dependents(ctx: RenderContext, belief: Belief, here: str) -> dict:
 def explanation(ctx: RenderContext, belief_id: str, here: str) -> dict:
     """Why the belief is IN or OUT (bounded, depth-first)."""
     result = ctx.panels_of(belief_id).explain
-    steps = []
-    for step in result.items:
-        target = ref(ctx, step.id, here)
-        if target is None:
-            continue
-        causes = [{"number": s.index + 1, "type": s.type, "valid": s.valid,
-                   "failed": refs(ctx, s.failed, here), "missing": refs(ctx, s.missing, here),
-                   "violated": refs(ctx, s.violated, here)} for s in step.justifications]
-        steps.append({**target, "value": step.value, "reason": step.reason, "justifications": causes})
+    steps = [view for step in result.items if (view := _step_view(ctx, step, here)) is not None]
     return bounded(steps, len(steps), result.count, result.complete)
+
+
+def _step_view(ctx: RenderContext, step: Step, here: str) -> dict[str, Any] | None:
+    """One step of an explanation (None: its belief is not published). A belief's step is
+    one object on every page that explains through it (queries.explain's memo) and, as
+    `ref`'s links, reads alike from pages of one parent folder unless it links into the
+    page's own: made once per such folder. Its ids are its belief's antecedents and outlist,
+    whose reads the memo notes for every page that takes it (render.belief._SeenSteps)."""
+    folder = here.rpartition("/")[0]
+    key = ("step view", step.id, folder.rpartition("/")[0] if folder else None)
+    found = ctx.memo.get(key)
+    if found is not None and found[0] is step and not any(p.startswith(folder + "/") for p in found[2]):
+        return found[1]
+    target = ref(ctx, step.id, here)
+    if target is None:
+        return None
+    causes = [{"number": s.index + 1, "type": s.type, "valid": s.valid,
+               "failed": refs(ctx, s.failed, here), "missing": refs(ctx, s.missing, here),
+               "violated": refs(ctx, s.violated, here)} for s in step.justifications]
+    view = {**target, "value": step.value, "reason": step.reason, "justifications": causes}
+    linked = [ctx.page(r["id"]) for r in (target, *(r for c in causes for name in ("failed", "missing", "violated")
+                                                   for r in c[name])) if not r["missing"]]
+    if not any(p.startswith(folder + "/") for p in linked):
+        ctx.memo[key] = (step, view, linked)
+    return view
 
 
 def premises(ctx: RenderContext, belief_id: str, here: str) -> dict:

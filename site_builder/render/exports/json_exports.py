@@ -54,10 +54,23 @@ def _step(ctx: RenderContext, step: Step) -> dict[str, Any]:
     return {"id": step.id, "value": step.value, "reason": step.reason, "justifications": states}
 
 
-def explain_panel(ctx: RenderContext, belief_id: str) -> dict[str, Any]:
-    """Why the belief is IN/OUT (render.panels: walks visible beliefs only, bounded)."""
+def _step_json(ctx: RenderContext, step: Step) -> str:
+    """`_step`, encoded. A belief's step is one object on every page that explains through it
+    (queries.explain's memo): encoded once per process, not once per page (a chain's pages
+    list 100 steps each). Its ids are its belief's antecedents and outlist, whose reads the
+    memo notes for every page that takes it (render.belief._SeenSteps)."""
+    key = ("step json", step.id)
+    found = ctx.memo.get(key)
+    if found is None or found[0] is not step:
+        found = ctx.memo[key] = (step, compact(_step(ctx, step)))
+    return found[1]
+
+
+def _explain_json(ctx: RenderContext, belief_id: str) -> str:
+    """Why the belief is IN/OUT (render.panels: walks visible beliefs only, bounded), encoded."""
     result = ctx.panels_of(belief_id).explain
-    return _panel([_step(ctx, s) for s in result.items], result.count, result.complete)
+    steps = ",".join([_step_json(ctx, s) for s in result.items])
+    return f'{{"items":[{steps}],"count":{result.count},"complete":{compact(result.complete)}}}'
 
 
 def trace_panel(ctx: RenderContext, belief_id: str) -> dict[str, Any]:
@@ -94,11 +107,9 @@ def belief_json(ctx: RenderContext, belief: Belief) -> OutputFile:
     """`belief/<id>/index.json`: the belief's record and its panels."""
     record = belief_record(ctx, belief)
     path = urls.json_path(belief.id, ctx.config.prefix)
-    return OutputFile(path, dumps({
-        "schema_version": SCHEMA_VERSION, "generator": GENERATOR,
-        "site_root": posixpath.relpath(".", posixpath.dirname(path)) + "/",
-        **record,
-        "explain": explain_panel(ctx, belief.id),
-        "trace": trace_panel(ctx, belief.id),
-        "impact": impact_panel(ctx, belief.id),
-    }))
+    head = compact({"schema_version": SCHEMA_VERSION, "generator": GENERATOR,
+                    "site_root": posixpath.relpath(".", posixpath.dirname(path)) + "/", **record})
+    # `dumps` of the whole, with the explanation's steps spliced in as encoded (the last keys)
+    return OutputFile(path, (f'{head[:-1]},"explain":{_explain_json(ctx, belief.id)},'
+                             f'"trace":{compact(trace_panel(ctx, belief.id))},'
+                             f'"impact":{compact(impact_panel(ctx, belief.id))}}}\n').encode("utf-8"))
