@@ -58,13 +58,14 @@ def ref(ctx: RenderContext, belief_id: str, here: str) -> dict[str, Any] | None:
     """A link to a belief from page `here`, or None when it must not be shown.
 
     The dict carries its HTML (`html`; `echoed` without the preview, for lists that show
-    the claim beside it), escaped once per target and href, not per use: a busy page lists
-    hundreds of references. Templates read it, never mutate it."""
+    the claim beside it; `listed`: that with the claim beside it), escaped once per target
+    and href, not per use: a busy page lists hundreds of references. Templates read it,
+    never mutate it."""
     beliefs = ctx.beliefs
     if belief_id not in beliefs:
         html = _missing_html(belief_id)
         return {"id": belief_id, "href": None, "status": None, "claim": "", "missing": True,
-                "html": html, "echoed": html}
+                "html": html, "echoed": html, "listed": html}
     if not ctx.is_visible(belief_id):
         return None
     # Pages in the folders of one parent (every belief page) link to a belief alike, unless
@@ -77,8 +78,10 @@ def ref(ctx: RenderContext, belief_id: str, here: str) -> dict[str, Any] | None:
         page = ctx.page(belief_id)
         href = ctx.href(here, page)
         status, claim = ctx.evaluation.value(belief_id), echoed_claim(beliefs[belief_id])
+        html, echoed = _ref_html(belief_id, status, href, claim), _ref_html(belief_id, status, href, None)
+        listed = Markup(f'{echoed} <span class="claim-echo">— {escape(claim)}</span>') if claim else html
         view = {"id": belief_id, "href": href, "status": status, "claim": claim, "missing": False,
-                "html": _ref_html(belief_id, status, href, claim), "echoed": _ref_html(belief_id, status, href, None)}
+                "html": html, "echoed": echoed, "listed": listed}
         if not page.startswith(folder + "/"):
             ctx.memo[key] = (page, view)
         return view
