@@ -68,11 +68,8 @@ def ref(ctx: RenderContext, belief_id: str, here: str) -> dict[str, Any] | None:
                 "html": html, "echoed": html, "listed": html}
     if not ctx.is_visible(belief_id):
         return None
-    # Pages in the folders of one parent (every belief page) link to a belief alike, unless
-    # it lies inside the page's own folder (RenderContext.href): one lookup, not three, and
-    # 4% of a belief page. Pages at the root share their links too (None: no parent).
-    folder = here.rpartition("/")[0]
-    key = ("ref", belief_id, folder.rpartition("/")[0] if folder else None)
+    folder, shared = _sharing(here)
+    key = ("ref", belief_id, shared)
     found = ctx.memo.get(key)
     if found is None or found[0].startswith(folder + "/"):
         page = ctx.page(belief_id)
@@ -86,6 +83,15 @@ def ref(ctx: RenderContext, belief_id: str, here: str) -> dict[str, Any] | None:
             ctx.memo[key] = (page, view)
         return view
     return found[1]
+
+
+def _sharing(here: str) -> tuple[str, str | None]:
+    """The folder of page `here`, and the key of the pages whose links it shares: pages in
+    the folders of one parent (every belief page) link to a belief alike, unless it lies
+    inside the page's own folder (RenderContext.href): one lookup, not three, and 4% of a
+    belief page. Pages at the root share their links too (None: no parent)."""
+    folder = here.rpartition("/")[0]
+    return folder, folder.rpartition("/")[0] if folder else None
 
 
 def refs(ctx: RenderContext, ids, here: str) -> list[dict[str, Any]]:
@@ -143,8 +149,8 @@ def _step_view(ctx: RenderContext, step: Step, here: str) -> dict[str, Any] | No
     `ref`'s links, reads alike from pages of one parent folder unless it links into the
     page's own: made once per such folder. Its ids are its belief's antecedents and outlist,
     whose reads the memo notes for every page that takes it (render.belief._SeenSteps)."""
-    folder = here.rpartition("/")[0]
-    key = ("step view", step.id, folder.rpartition("/")[0] if folder else None)
+    folder, shared = _sharing(here)
+    key = ("step view", step.id, shared)
     found = ctx.memo.get(key)
     if found is not None and found[0] is step and not any(p.startswith(folder + "/") for p in found[2]):
         return found[1]
