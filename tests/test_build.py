@@ -464,6 +464,52 @@ def test_a_link_to_a_belief_is_right_from_each_page_that_shares_its_memo(order):
             assert (view["href"], f'href="{expected}"' in view["html"]) == (expected, True), (here, target)
 
 
+# The explanation as belief.html rendered it from a step's parts, before each step view made
+# its own `item` (views._step_item): a theme that lists the parts itself gets the same page.
+_STEPS_FROM_PARTS = """{% for step in b.explain.entries %}
+  <li>{{ step.html }}: {{ step.reason }}
+  {% for j in step.justifications %}{% if j.failed or j.missing or j.violated %}
+    <div class="because">justification {{ j.number }} ({{ j.type }}):
+      {% if j.failed %}OUT antecedents: {% for r in j.failed %}{{ r.html }} {% endfor %}{% endif %}
+      {% if j.missing %}missing antecedents: {% for r in j.missing %}{{ r.html }} {% endfor %}{% endif %}
+      {% if j.violated %}IN outlist members: {% for r in j.violated %}{{ r.html }} {% endfor %}{% endif %}
+    </div>
+  {% endif %}{% endfor %}
+  </li>
+{% endfor %}"""
+
+
+def test_an_explanation_step_is_listed_as_its_parts_render_it():
+    """Each step carries its list item, made once with the view; it is what the template
+    made of the step's parts (failed and missing antecedents, IN outlist members, several
+    justifications, markup in a claim), and the page lists exactly those items."""
+    from site_builder.config import SiteConfig
+    from site_builder.evaluate import evaluate
+    from site_builder.model import Belief, Justification, Network
+    from site_builder.render import RenderContext
+    from site_builder.render.pages import belief_spec, environment, render_page
+
+    beliefs = [Belief("a", "A <b>premise</b> & 'quotes'"), Belief("d", "another premise"),
+               Belief("e", "retracted", declared="OUT", retracted=True),
+               Belief("b", "needs a ghost", justifications=(Justification("SL", ("a", "ghost"), label="x <y>"),)),
+               Belief("c", "rests on b unless d", justifications=(
+                   Justification("SL", ("b",), ("d",)), Justification("SL", ("ghost2", "a"), ("d", "e")))),
+               Belief("f", "holds", justifications=(Justification("SL", ("a",), ("e",)),)),
+               Belief("g", "an unknown type never holds", justifications=(Justification("<X&>", ("e",)),))]
+    net = Network({b.id: b for b in beliefs})
+    ctx = RenderContext(evaluate(net), SiteConfig(), visible=frozenset(net.beliefs))
+    env = environment(ctx)
+    for belief in beliefs:
+        spec = belief_spec(ctx, belief)
+        b = spec.values["b"]
+        items = "".join(f"{step['item']}\n" for step in b["explain"]["entries"])
+        assert items == env.from_string(_STEPS_FROM_PARTS).render(b=b), belief.id
+        assert f'<ol class="explain">\n{items}</ol>' in render_page(env, ctx, spec, None), belief.id
+    page = render_page(env, ctx, belief_spec(ctx, net.beliefs["c"]), None)
+    for part in ("OUT antecedents: ", "missing antecedents: ", "IN outlist members: ", "justification 2 (SL)"):
+        assert part in page
+
+
 @pytest.mark.parametrize("order", ["forward", "reverse"])
 def test_each_step_of_an_explanation_links_as_its_page_sees_it_whichever_page_asked_first(order):
     """views._step_view makes a belief's step once for the pages of one parent folder, like
