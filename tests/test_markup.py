@@ -47,11 +47,12 @@ LINE_PIECES = ["-", "+", "=", "*", "1.", "2024)", "1234567890.", " ", "    ", "\
 @given(st.lists(st.sampled_from(LINE_PIECES), max_size=10).map("".join))
 def test_a_line_taken_as_plain_renders_as_markdown_it_renders_it(text):
     assert markup.render_block(text) == markup._md().render(text), repr(text)
+    assert markup.render_inline(text) == markup._md().renderInline(text), repr(text)
 
 
 def test_plain_claims_skip_the_parser_and_render_as_it_would():
-    """One printable line with no markup, as most claims are, is its own paragraph (quotes
-    escaped); a start that opens a list, a link, an end markdown-it strips, is parsed."""
+    """One printable line with no markup, as most claims and labels are, is its own paragraph
+    or (a label) its own text (quotes escaped); a start that opens a list, a link, an end markdown-it strips, is parsed."""
     plain = ['Attention is non-symmetric: "i looks at j" is not "j looks at i", e.g. at 3.5 times.',
              "10 things — naïve, $5 {x} ^y (and more)", "Ünïcode; too = 4% of it's"]
     parsed = ["2024) a list", "- a list", "see www.example.com", "mail a@b.co", "x://y", "trailing ",
@@ -59,3 +60,4 @@ def test_plain_claims_skip_the_parser_and_render_as_it_would():
     for text in plain + parsed:
         assert markup._plain(text) == (text in plain), repr(text)
         assert markup.render_block(text) == markup._md().render(text), repr(text)
+        assert markup.render_inline(text) == markup._md().renderInline(text), repr(text)

@@ -98,7 +98,10 @@ def _plain(text: str) -> bool:
 
 
 def render_inline(text: str) -> str:
-    """One line of Markdown (a label) -> inline HTML."""
+    """One line of Markdown (a label) -> inline HTML: a plain one (`_plain`) is its text, as
+    for `render_block`, without the parser (165 us a label)."""
+    if _plain(text):
+        return text.replace('"', "&quot;")
     return _md().renderInline(text)
 
 
