@@ -197,6 +197,48 @@ def test_a_build_reads_each_template_once(tmp_path, monkeypatch):
     assert environment(SimpleNamespace(config=config, rows=None)).get_template("note.html").render() == "second"
 
 
+def test_templates_output_views_html_as_it_is_and_escape_everything_else():
+    """Compiled templates, fresh or from a bytecode cache (the build cache keeps them), write
+    `{{ value }}` out through pages._escape: a Markup as it is, anything else as
+    markupsafe.escape makes it."""
+    from types import SimpleNamespace
+
+    import jinja2
+    from markupsafe import Markup, escape
+
+    from site_builder.config import SiteConfig
+    from site_builder.render.pages import _escape, environment
+
+    class Kept(jinja2.BytecodeCache):
+        def __init__(self):
+            self.codes = {}
+
+        def load_bytecode(self, bucket):
+            if bucket.key in self.codes:
+                bucket.bytecode_from_string(self.codes[bucket.key])
+
+        def dump_bytecode(self, bucket):
+            self.codes[bucket.key] = bucket.bytecode_to_string()
+
+    class Shown:
+        def __html__(self):
+            return "<em>shown</em>"
+
+    class Flagged(Markup):
+        pass
+
+    kept = Kept()
+    rows = SimpleNamespace(compiled_templates=lambda: kept)
+    values = {"a": Markup("<b>made</b>"), "b": "<i>&'\"", "c": 3, "d": Shown(), "e": Flagged("<u>")}
+    for _ in range(2):  # compiled, then loaded from the cache
+        env = environment(SimpleNamespace(config=SiteConfig(), rows=rows))
+        for name in ("belief.html", "_macros.html", "base.html"):
+            assert env.get_template(name).root_render_func.__globals__["escape"] is _escape, name
+        out = env.from_string("{{ a }}|{{ b }}|{{ c }}|{{ d }}|{{ e }}").render(**values)
+        assert out == "|".join(str(escape(v)) for v in values.values())
+    assert kept.codes
+
+
 def test_edit_links_follow_repo_url_and_edit_uri(cli, tmp_path):
     config = tmp_path / "mkdocs.yml"
     config.write_text(f"site_name: t\nrepo_url: https://github.com/team/kb\nplugins:\n  - beliefs:\n"

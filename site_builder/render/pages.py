@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import jinja2
+import markupsafe
 from markupsafe import Markup
 
 from ..checks import echo_of, kind_of
@@ -35,9 +36,29 @@ def templates_dir() -> Path:
     return installed if installed.is_dir() else here.parent / "templates"
 
 
+def _escape(value: Any) -> Markup:
+    """What a template outputs for `{{ value }}`: markupsafe.escape, but HTML the views made
+    (a Markup) as it is, not copied through Markup's constructor, which is Python (3% of a
+    belief page, whose lists output such HTML by the hundred)."""
+    return value if type(value) is Markup else markupsafe.escape(value)
+
+
+class _Template(jinja2.Template):
+    """A compiled template outputs through `_escape`: the name its code looks up when it
+    writes a value out (the module's `escape`, imported from jinja2.runtime)."""
+
+    @classmethod
+    def _from_namespace(cls, environment: jinja2.Environment, namespace: Any, globals: Any) -> jinja2.Template:
+        if namespace.get("escape") is markupsafe.escape:
+            namespace["escape"] = _escape
+        return super()._from_namespace(environment, namespace, globals)
+
+
 class _Environment(jinja2.Environment):
     """Views are plain dicts, so `b.status` looks the key up first: Jinja's default tries an
     attribute first, and the failed lookup raises (hundreds of times per belief page)."""
+
+    template_class = _Template
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict:
