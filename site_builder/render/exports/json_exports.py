@@ -16,7 +16,6 @@ most `panel_max_items` items, and hidden beliefs removed:
 
 from __future__ import annotations
 
-import posixpath
 from importlib import resources
 from typing import Any, Iterator
 
@@ -108,7 +107,7 @@ def belief_json(ctx: RenderContext, belief: Belief) -> OutputFile:
     record = belief_record(ctx, belief)
     path = urls.json_path(belief.id, ctx.config.prefix)
     head = compact({"schema_version": SCHEMA_VERSION, "generator": GENERATOR,
-                    "site_root": posixpath.relpath(".", posixpath.dirname(path)) + "/", **record})
+                    "site_root": "../" * path.count("/"), **record})
     # `dumps` of the whole, with the explanation's steps spliced in as encoded (the last keys)
     return OutputFile(path, (f'{head[:-1]},"explain":{_explain_json(ctx, belief.id)},'
                              f'"trace":{compact(trace_panel(ctx, belief.id))},'
