@@ -139,20 +139,21 @@ def dependents(ctx: RenderContext, belief: Belief, here: str) -> dict:
 def explanation(ctx: RenderContext, belief_id: str, here: str) -> dict:
     """Why the belief is IN or OUT (bounded, depth-first)."""
     result = ctx.panels_of(belief_id).explain
-    steps = [view for step in result.items if (view := _step_view(ctx, step, here)) is not None]
+    folder, shared = _sharing(here)
+    steps = [view for step in result.items if (view := _step_view(ctx, step, here, folder, shared)) is not None]
     return bounded(steps, len(steps), result.count, result.complete)
 
 
-def _step_view(ctx: RenderContext, step: Step, here: str) -> dict[str, Any] | None:
+def _step_view(ctx: RenderContext, step: Step, here: str, folder: str, shared: str | None) -> dict[str, Any] | None:
     """One step of an explanation (None: its belief is not published). A belief's step is
     one object on every page that explains through it (queries.explain's memo) and, as
-    `ref`'s links, reads alike from pages of one parent folder unless it links into the
-    page's own: made once per such folder. Its ids are its belief's antecedents and outlist,
-    whose reads the memo notes for every page that takes it (render.belief._SeenSteps)."""
-    folder, shared = _sharing(here)
+    `ref`'s links, reads alike from pages of one parent folder (`shared`; the page's own:
+    `folder`) unless it links into the page's own: made once per such folder. Its ids are
+    its belief's antecedents and outlist, whose reads the memo notes for every page that
+    takes it (render.belief._SeenSteps)."""
     key = ("step view", step.id, shared)
     found = ctx.memo.get(key)
-    if found is not None and found[0] is step and not any(p.startswith(folder + "/") for p in found[2]):
+    if found is not None and found[0] is step and folder not in found[2]:
         return found[1]
     target = ref(ctx, step.id, here)
     if target is None:
@@ -165,8 +166,19 @@ def _step_view(ctx: RenderContext, step: Step, here: str) -> dict[str, Any] | No
     linked = [ctx.page(r["id"]) for r in (target, *(r for c in causes for name in ("failed", "missing", "violated")
                                                    for r in c[name])) if not r["missing"]]
     if not any(p.startswith(folder + "/") for p in linked):
-        ctx.memo[key] = (step, view, linked)
+        ctx.memo[key] = (step, view, _folders_holding(linked, shared))
     return view
+
+
+def _folders_holding(pages: list[str], shared: str | None) -> frozenset[str]:
+    """The folders, one level below `shared`, that hold one of `pages` (a page's own folder
+    included): the pages in them would link to it otherwise (a set: every later page of
+    the parent asks whether its folder is one)."""
+    if shared is None:  # pages at the root: no folder holds a page ("" + "/" starts none)
+        return frozenset()
+    top = f"{shared}/" if shared else ""  # "": the page's folder is at the root
+    return frozenset(top + rest.partition("/")[0] for p in pages
+                     if p.startswith(top) and "/" in (rest := p[len(top):]))
 
 
 _BECAUSE = (("failed", "OUT antecedents: "), ("missing", "missing antecedents: "),
