@@ -119,17 +119,34 @@ def _legend(y: float, x0: float) -> tuple[tuple[str, ...], float, float]:
     return tuple(parts), x - x0 - 16, h
 
 
+@lru_cache(maxsize=8)
+def _node_style(kind: str, current: bool) -> tuple[str, str, str]:
+    """A node's markup around its tooltip and coordinates, by its kind and whether it is the
+    page's own belief: from its link to its tooltip, after its box's height up to its label's
+    x, after that label's y up to the label."""
+    fill, stroke, ink = COLOURS[kind]
+    cls = "node more" if kind == "more" else f"node status-{kind}"
+    extra_rect = ' stroke-dasharray="3 2"' if kind == "more" else ""
+    if current:
+        cls += " current"
+        extra_rect += ' stroke-width="3"'
+    weight = ' font-weight="bold"' if current else ""
+    aria = ' aria-current="page"' if current else ""
+    return (f'{aria}><g class="{cls}"><title>', f'" rx="4" fill="{fill}" stroke="{stroke}"{extra_rect}/><text x="',
+            f'" text-anchor="middle" fill="{ink}"{weight}>')
+
+
 def write_svg(drawing: Drawing, nodes: Sequence[NodeInfo], outlist: Sequence[bool],
               title: str, desc: str) -> str:
     """Inline SVG markup of one drawing (`nodes` and `outlist` follow its boxes and routes)."""
-    xs, ys = [], []
+    points = [r.start for r in drawing.routes]  # start, control and end points bound the curves
+    for r in drawing.routes:
+        for seg in r.segments:
+            points += seg
+    xs, ys = [x for x, _ in points], [y for _, y in points]
     for b in drawing.boxes:
         xs += (b.x - b.w / 2, b.x + b.w / 2)
         ys += (b.y - b.h / 2, b.y + b.h / 2)
-    for r in drawing.routes:
-        for px, py in r.points():
-            xs.append(px)
-            ys.append(py)
     dx, dy = MARGIN - min(xs), MARGIN - min(ys)
     legend_y = max(ys) + dy + 14
     legend, legend_w, legend_h = _legend(legend_y, MARGIN)
@@ -153,21 +170,12 @@ def write_svg(drawing: Drawing, nodes: Sequence[NodeInfo], outlist: Sequence[boo
                    f'stroke-width="1.3"{extra} marker-end="url(#{ARROW_ID})"/>')
     out.append('</g><g class="nodes">')
     for box, info in zip(drawing.boxes, nodes):
-        fill, stroke, ink = COLOURS[info.kind]
-        cls = "node more" if info.kind == "more" else f"node status-{info.kind}"
-        extra_rect = ' stroke-dasharray="3 2"' if info.kind == "more" else ""
-        if info.current:
-            cls += " current"
-            extra_rect += ' stroke-width="3"'
-        weight = ' font-weight="bold"' if info.current else ""
-        aria = ' aria-current="page"' if info.current else ""
+        opening, rect_end, text_end = _node_style(info.kind, info.current)
         x, y = box.x + dx, box.y + dy
         out.append(
-            f'<a xlink:href="{_attr(info.href)}"{aria}><g class="{cls}"><title>{_text(info.tooltip)}</title>'
+            f'<a xlink:href="{_attr(info.href)}"{opening}{_text(info.tooltip)}</title>'
             f'<rect x="{_f(x - box.w / 2)}" y="{_f(y - box.h / 2)}" width="{_f(box.w)}" '
-            f'height="{_f(box.h)}" rx="4" fill="{fill}" stroke="{stroke}"{extra_rect}/>'
-            f'<text x="{_f(x)}" y="{_f(y + 4)}" text-anchor="middle" fill="{ink}"{weight}>'
-            f'{_text(info.label)}</text></g></a>')
+            f'height="{_f(box.h)}{rect_end}{_f(x)}" y="{_f(y + 4)}{text_end}{_text(info.label)}</text></g></a>')
     out.append("</g>")
     out.extend(legend)
     out.append("</svg>")
