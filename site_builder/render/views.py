@@ -54,24 +54,24 @@ def _missing_html(belief_id: str) -> Markup:
                   f'<code>{escape(belief_id)}</code> <em>(not in this network)</em></span>')
 
 
-def ref(ctx: RenderContext, belief_id: str, here: str) -> dict[str, Any] | None:
+def ref(ctx: RenderContext, belief_id: str, here: str,
+        links: tuple[str, dict] | None = None) -> dict[str, Any] | None:
     """A link to a belief from page `here`, or None when it must not be shown.
 
     The dict carries its HTML (`html`; `echoed` without the preview, for lists that show
     the claim beside it; `listed`: that with the claim beside it), escaped once per target
     and href, not per use: a busy page lists hundreds of references. Templates read it,
-    never mutate it."""
+    never mutate it. `links`: `_links(ctx, here)`, when the caller asks for many."""
     beliefs = ctx.beliefs
     if belief_id not in beliefs:
         html = _missing_html(belief_id)
         return {"id": belief_id, "href": None, "status": None, "claim": "", "missing": True,
                 "html": html, "echoed": html, "listed": html}
-    if not ctx.is_visible(belief_id):
+    if belief_id not in ctx.visible:
         return None
-    folder, shared = _sharing(here)
-    key = ("ref", belief_id, shared)
-    found = ctx.memo.get(key)
-    if found is None or found[0].startswith(folder + "/"):
+    inside, table = links or _links(ctx, here)
+    found = table.get(belief_id)
+    if found is None or found[0].startswith(inside):
         page = ctx.page(belief_id)
         href = ctx.href(here, page)
         status, claim = ctx.evaluation.value(belief_id), echoed_claim(beliefs[belief_id])
@@ -79,10 +79,20 @@ def ref(ctx: RenderContext, belief_id: str, here: str) -> dict[str, Any] | None:
         listed = Markup(f'{echoed} <span class="claim-echo">— {escape(claim)}</span>') if claim else html
         view = {"id": belief_id, "href": href, "status": status, "claim": claim, "missing": False,
                 "html": html, "echoed": echoed, "listed": listed}
-        if not page.startswith(folder + "/"):
-            ctx.memo[key] = (page, view)
+        if not page.startswith(inside):
+            table[belief_id] = (page, view)
         return view
     return found[1]
+
+
+def _links(ctx: RenderContext, here: str) -> tuple[str, dict]:
+    """The folder of page `here` (with its "/") and the links its pages share (`_sharing`):
+    id -> (its page, its `ref`)."""
+    folder, shared = _sharing(here)
+    table = ctx.memo.get(("ref", shared))
+    if table is None:
+        table = ctx.memo[("ref", shared)] = {}
+    return folder + "/", table
 
 
 def _sharing(here: str) -> tuple[str, str | None]:
@@ -94,9 +104,10 @@ def _sharing(here: str) -> tuple[str, str | None]:
     return folder, folder.rpartition("/")[0] if folder else None
 
 
-def refs(ctx: RenderContext, ids, here: str) -> list[dict[str, Any]]:
+def refs(ctx: RenderContext, ids, here: str, links: tuple[str, dict] | None = None) -> list[dict[str, Any]]:
     """`ref` for each id, dropping the unpublished ones."""
-    return [r for r in (ref(ctx, i, here) for i in ids) if r is not None]
+    links = links or _links(ctx, here)
+    return [r for r in (ref(ctx, i, here, links) for i in ids) if r is not None]
 
 
 def bounded(items: list, limit: int, count: int | None = None, complete: bool = True) -> dict:
@@ -128,9 +139,9 @@ def _valid(ctx: RenderContext, belief: Belief, index: int) -> bool:
 
 def dependents(ctx: RenderContext, belief: Belief, here: str) -> dict:
     """Dependents with the justification label and role, bounded."""
-    rows = []
+    rows, links = [], _links(ctx, here)
     for dep in ctx.evaluation.dependents.get(belief.id, ()):
-        target = ref(ctx, dep.id, here)
+        target = ref(ctx, dep.id, here, links)
         if target:
             rows.append({**target, "label": dep.label, "role": dep.role, "number": dep.index + 1})
     return bounded(rows, ctx.config.panel_max_items)
@@ -140,11 +151,14 @@ def explanation(ctx: RenderContext, belief_id: str, here: str) -> dict:
     """Why the belief is IN or OUT (bounded, depth-first)."""
     result = ctx.panels_of(belief_id).explain
     folder, shared = _sharing(here)
-    steps = [view for step in result.items if (view := _step_view(ctx, step, here, folder, shared)) is not None]
+    links = _links(ctx, here)
+    steps = [view for step in result.items
+             if (view := _step_view(ctx, step, here, folder, shared, links)) is not None]
     return bounded(steps, len(steps), result.count, result.complete)
 
 
-def _step_view(ctx: RenderContext, step: Step, here: str, folder: str, shared: str | None) -> dict[str, Any] | None:
+def _step_view(ctx: RenderContext, step: Step, here: str, folder: str, shared: str | None,
+               links: tuple[str, dict]) -> dict[str, Any] | None:
     """One step of an explanation (None: its belief is not published). A belief's step is
     one object on every page that explains through it (queries.explain's memo) and, as
     `ref`'s links, reads alike from pages of one parent folder (`shared`; the page's own:
@@ -155,12 +169,12 @@ def _step_view(ctx: RenderContext, step: Step, here: str, folder: str, shared: s
     found = ctx.memo.get(key)
     if found is not None and found[0] is step and folder not in found[2]:
         return found[1]
-    target = ref(ctx, step.id, here)
+    target = ref(ctx, step.id, here, links)
     if target is None:
         return None
     causes = [{"number": s.index + 1, "type": s.type, "valid": s.valid,
-               "failed": refs(ctx, s.failed, here), "missing": refs(ctx, s.missing, here),
-               "violated": refs(ctx, s.violated, here)} for s in step.justifications]
+               "failed": refs(ctx, s.failed, here, links), "missing": refs(ctx, s.missing, here, links),
+               "violated": refs(ctx, s.violated, here, links)} for s in step.justifications]
     view = {**target, "value": step.value, "reason": step.reason, "justifications": causes}
     view["item"] = _step_item(view)
     linked = [ctx.page(r["id"]) for r in (target, *(r for c in causes for name in ("failed", "missing", "violated")
@@ -209,7 +223,8 @@ def premises(ctx: RenderContext, belief_id: str, here: str) -> dict:
 def impacted(ctx: RenderContext, belief_id: str, here: str) -> dict:
     """What changes if this belief flips."""
     result = ctx.panels_of(belief_id).impact
-    rows = [{**r, "new": new} for i, new in result.items if (r := ref(ctx, i, here))]
+    links = _links(ctx, here)
+    rows = [{**r, "new": new} for i, new in result.items if (r := ref(ctx, i, here, links))]
     return bounded(rows, ctx.config.panel_max_items, result.count, result.complete)
 
 
