@@ -55,7 +55,7 @@ def _missing_html(belief_id: str) -> Markup:
 
 
 def ref(ctx: RenderContext, belief_id: str, here: str,
-        links: tuple[str, dict] | None = None) -> dict[str, Any] | None:
+        links: tuple[str, str | None, dict] | None = None) -> dict[str, Any] | None:
     """A link to a belief from page `here`, or None when it must not be shown.
 
     The dict carries its HTML (`html`; `echoed` without the preview, for lists that show
@@ -69,7 +69,7 @@ def ref(ctx: RenderContext, belief_id: str, here: str,
                 "html": html, "echoed": html, "listed": html}
     if belief_id not in ctx.visible:
         return None
-    inside, table = links or _links(ctx, here)
+    inside, _, table = links or _links(ctx, here)
     found = table.get(belief_id)
     if found is None or found[0].startswith(inside):
         page = ctx.page(belief_id)
@@ -85,26 +85,21 @@ def ref(ctx: RenderContext, belief_id: str, here: str,
     return found[1]
 
 
-def _links(ctx: RenderContext, here: str) -> tuple[str, dict]:
-    """The folder of page `here` (with its "/") and the links its pages share (`_sharing`):
-    id -> (its page, its `ref`)."""
-    folder, shared = _sharing(here)
+def _links(ctx: RenderContext, here: str) -> tuple[str, str | None, dict]:
+    """The folder of page `here` (with its "/"), the key of the pages whose links it shares,
+    and those links: id -> (its page, its `ref`). Pages in the folders of one parent (every
+    belief page) link to a belief alike, unless it lies inside the page's own folder
+    (RenderContext.href); pages at the root share their links too (key None: no parent)."""
+    folder = here.rpartition("/")[0]
+    shared = folder.rpartition("/")[0] if folder else None
     table = ctx.memo.get(("ref", shared))
     if table is None:
         table = ctx.memo[("ref", shared)] = {}
-    return folder + "/", table
+    return folder + "/", shared, table
 
 
-def _sharing(here: str) -> tuple[str, str | None]:
-    """The folder of page `here`, and the key of the pages whose links it shares: pages in
-    the folders of one parent (every belief page) link to a belief alike, unless it lies
-    inside the page's own folder (RenderContext.href): one lookup, not three, and 4% of a
-    belief page. Pages at the root share their links too (None: no parent)."""
-    folder = here.rpartition("/")[0]
-    return folder, folder.rpartition("/")[0] if folder else None
-
-
-def refs(ctx: RenderContext, ids, here: str, links: tuple[str, dict] | None = None) -> list[dict[str, Any]]:
+def refs(ctx: RenderContext, ids, here: str,
+         links: tuple[str, str | None, dict] | None = None) -> list[dict[str, Any]]:
     """`ref` for each id, dropping the unpublished ones."""
     links = links or _links(ctx, here)
     return [r for r in (ref(ctx, i, here, links) for i in ids) if r is not None]
@@ -150,24 +145,23 @@ def dependents(ctx: RenderContext, belief: Belief, here: str) -> dict:
 def explanation(ctx: RenderContext, belief_id: str, here: str) -> dict:
     """Why the belief is IN or OUT (bounded, depth-first)."""
     result = ctx.panels_of(belief_id).explain
-    folder, shared = _sharing(here)
     links = _links(ctx, here)
-    steps = [view for step in result.items
-             if (view := _step_view(ctx, step, here, folder, shared, links)) is not None]
+    steps = [view for step in result.items if (view := _step_view(ctx, step, here, links)) is not None]
     return bounded(steps, len(steps), result.count, result.complete)
 
 
-def _step_view(ctx: RenderContext, step: Step, here: str, folder: str, shared: str | None,
-               links: tuple[str, dict]) -> dict[str, Any] | None:
+def _step_view(ctx: RenderContext, step: Step, here: str,
+               links: tuple[str, str | None, dict]) -> dict[str, Any] | None:
     """One step of an explanation (None: its belief is not published). A belief's step is
     one object on every page that explains through it (queries.explain's memo) and, as
-    `ref`'s links, reads alike from pages of one parent folder (`shared`; the page's own:
-    `folder`) unless it links into the page's own: made once per such folder. Its ids are
+    `ref`'s links (`links`: `_links`), reads alike from pages of one parent folder unless
+    it links into the page's own: made once per such folder. Its ids are
     its belief's antecedents and outlist, whose reads the memo notes for every page that
     takes it (render.belief._SeenSteps)."""
+    inside, shared, _ = links
     key = ("step view", step.id, shared)
     found = ctx.memo.get(key)
-    if found is not None and found[0] is step and folder not in found[2]:
+    if found is not None and found[0] is step and inside not in found[2]:
         return found[1]
     target = ref(ctx, step.id, here, links)
     if target is None:
@@ -179,19 +173,19 @@ def _step_view(ctx: RenderContext, step: Step, here: str, folder: str, shared: s
     view["item"] = _step_item(view)
     linked = [ctx.page(r["id"]) for r in (target, *(r for c in causes for name in ("failed", "missing", "violated")
                                                    for r in c[name])) if not r["missing"]]
-    if not any(p.startswith(folder + "/") for p in linked):
+    if not any(p.startswith(inside) for p in linked):
         ctx.memo[key] = (step, view, _folders_holding(linked, shared))
     return view
 
 
 def _folders_holding(pages: list[str], shared: str | None) -> frozenset[str]:
-    """The folders, one level below `shared`, that hold one of `pages` (a page's own folder
-    included): the pages in them would link to it otherwise (a set: every later page of
-    the parent asks whether its folder is one)."""
+    """The folders (with their "/"), one level below `shared`, that hold one of `pages` (a
+    page's own folder included): the pages in them would link to it otherwise (a set:
+    every later page of the parent asks whether its folder is one)."""
     if shared is None:  # pages at the root: no folder holds a page ("" + "/" starts none)
         return frozenset()
     top = f"{shared}/" if shared else ""  # "": the page's folder is at the root
-    return frozenset(top + rest.partition("/")[0] for p in pages
+    return frozenset(f"{top}{rest.partition('/')[0]}/" for p in pages
                      if p.startswith(top) and "/" in (rest := p[len(top):]))
 
 
