@@ -29,7 +29,8 @@ CODES = {
 def _claims(beliefs: Mapping[str, Belief]) -> dict[str, list[str]]:
     """alias -> ids listing it, in id order."""
     claims: dict[str, list[str]] = {}
-    for belief_id in sorted(beliefs):
+    # Few beliefs list aliases: sort only those (three times a build, over every belief)
+    for belief_id in sorted(i for i, b in beliefs.items() if b.metadata.get("aliases")):
         for alias in aliases_of(beliefs[belief_id]):
             if belief_id not in claims.setdefault(alias, []):
                 claims[alias].append(belief_id)
