@@ -61,3 +61,31 @@ def test_plain_claims_skip_the_parser_and_render_as_it_would():
         assert markup._plain(text) == (text in plain), repr(text)
         assert markup.render_block(text) == markup._md().render(text), repr(text)
         assert markup.render_inline(text) == markup._md().renderInline(text), repr(text)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(st.text(), st.lists(st.sampled_from(LINE_PIECES), max_size=10).map("".join)))
+def test_escaped_is_markupsafe_escape_as_a_plain_str(text):
+    """`escaped` gives markupsafe.escape's text for HTML built by formatting, as a str."""
+    from markupsafe import escape
+
+    assert markup.escaped(text) == str(escape(text)) and type(markup.escaped(text)) is str
+
+
+def test_escaped_takes_anything_escape_takes(monkeypatch):
+    from markupsafe import Markup, escape
+
+    class Shown:
+        def __html__(self):
+            return "<em>shown</em>"
+
+    class Tagged(str):
+        def __html__(self):
+            return "<b>tagged</b>"
+
+    values = ["<a href='x'>&\"", 3, None, Shown(), Tagged("<i>"), Markup("<u>made</u>")]
+    for fallback in (False, True):  # without markupsafe's str-to-str escaping (before 3.0): escape itself
+        if fallback:
+            monkeypatch.setattr(markup, "_ESCAPED", None)
+        assert [markup.escaped(v) for v in values] == [str(escape(v)) for v in values]
+        assert all(type(markup.escaped(v)) is str for v in values)

@@ -227,16 +227,28 @@ def test_templates_output_views_html_as_it_is_and_escape_everything_else():
     class Flagged(Markup):
         pass
 
+    class Tagged(str):
+        pass
+
     kept = Kept()
     rows = SimpleNamespace(compiled_templates=lambda: kept)
-    values = {"a": Markup("<b>made</b>"), "b": "<i>&'\"", "c": 3, "d": Shown(), "e": Flagged("<u>")}
+    values = {"a": Markup("<b>made</b>"), "b": "<i>&'\"", "c": 3, "d": Shown(), "e": Flagged("<u>"),
+              "f": Tagged("<s>&")}
+    # Where the output is taken up again (a block set, a macro, a filter block), Jinja wraps
+    # it whole in a Markup: escaped once, whatever type `_escape` returns.
+    again = ("{% set x %}{{ b }}{{ a }}{% endset %}{{ x }}|{% macro m(v) %}{{ v }}{% endmacro %}{{ m(b) }}"
+             "|{% filter upper %}{{ b }}{% endfilter %}")
     for _ in range(2):  # compiled, then loaded from the cache
         env = environment(SimpleNamespace(config=SiteConfig(), rows=rows))
         for name in ("belief.html", "_macros.html", "base.html"):
             assert env.get_template(name).root_render_func.__globals__["escape"] is _escape, name
-        out = env.from_string("{{ a }}|{{ b }}|{{ c }}|{{ d }}|{{ e }}").render(**values)
+        out = env.from_string("{{ a }}|{{ b }}|{{ c }}|{{ d }}|{{ e }}|{{ f }}").render(**values)
         assert out == "|".join(str(escape(v)) for v in values.values())
+        b = str(escape(values["b"]))
+        assert env.from_string(again).render(**values) == f"{b}<b>made</b>|{b}|{b.upper()}"
     assert kept.codes
+    # A str's escaped text comes back as a plain str, not through Markup's (Python) constructor
+    assert type(_escape(values["b"])) is str and _escape(values["a"]) is values["a"]
 
 
 def test_edit_links_follow_repo_url_and_edit_uri(cli, tmp_path):

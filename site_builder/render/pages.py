@@ -22,7 +22,7 @@ from ..evaluate.queries import explain_step
 from ..model import IN, OUT, Belief
 from . import OutputFile, RenderContext
 from .graph import GRAPH_PAGE, page_values as graph_page_values
-from .markup import reveal
+from .markup import escaped, reveal
 from .search import enabled as search_enabled
 from ..diagnostics import short
 from .rows import cited, memo, structural
@@ -36,11 +36,12 @@ def templates_dir() -> Path:
     return installed if installed.is_dir() else here.parent / "templates"
 
 
-def _escape(value: Any) -> Markup:
-    """What a template outputs for `{{ value }}`: markupsafe.escape, but HTML the views made
-    (a Markup) as it is, not copied through Markup's constructor, which is Python (3% of a
-    belief page, whose lists output such HTML by the hundred)."""
-    return value if type(value) is Markup else markupsafe.escape(value)
+def _escape(value: Any) -> str:
+    """What a template outputs for `{{ value }}`: markupsafe.escape's text, without Markup's
+    constructor (Python; 3% of a belief page each way): HTML the views made (a Markup) as it
+    is, and anything else's escaped text as a str (`escaped`). The compiled code calls this only to
+    write the value out, where its type no longer matters."""
+    return value if type(value) is Markup else escaped(value)
 
 
 class _Template(jinja2.Template):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ..checks import echo_of, kind_of
 from ..evaluate.queries import Step
@@ -17,7 +17,7 @@ from ..model import IN, Belief
 from .. import urls
 from . import RenderContext
 from ..diagnostics import short
-from .markup import render_block, render_inline, safe_source_url, safe_url
+from .markup import escaped, render_block, render_inline, safe_source_url, safe_url
 
 
 CLAIM_ECHO = 200
@@ -43,15 +43,15 @@ def claim_shown_elsewhere(belief: Belief) -> tuple[str, str]:
 
 def _ref_html(belief_id: str, status: str, href: str, claim: str | None) -> Markup:
     """The link; `data-claim` feeds the hover preview (left out where the claim is echoed)."""
-    preview = f' data-claim="{escape(claim)}"' if claim is not None else ""
-    link = f'href="{escape(href)}"{preview} data-status="{status}"'
+    preview = f' data-claim="{escaped(claim)}"' if claim is not None else ""
+    link = f'href="{escaped(href)}"{preview} data-status="{status}"'
     return Markup(f'<span class="ref"><span class="status status-{status.lower()}">{status}</span> '
-                  f'<a {link}><code>{escape(belief_id)}</code></a></span>')
+                  f'<a {link}><code>{escaped(belief_id)}</code></a></span>')
 
 
 def _missing_html(belief_id: str) -> Markup:
     return Markup('<span class="ref missing"><span class="status status-missing">?</span> '
-                  f'<code>{escape(belief_id)}</code> <em>(not in this network)</em></span>')
+                  f'<code>{escaped(belief_id)}</code> <em>(not in this network)</em></span>')
 
 
 def ref(ctx: RenderContext, belief_id: str, here: str,
@@ -76,7 +76,7 @@ def ref(ctx: RenderContext, belief_id: str, here: str,
         href = ctx.href(here, page)
         status, claim = ctx.evaluation.value(belief_id), echoed_claim(beliefs[belief_id])
         html, echoed = _ref_html(belief_id, status, href, claim), _ref_html(belief_id, status, href, None)
-        listed = Markup(f'{echoed} <span class="claim-echo">— {escape(claim)}</span>') if claim else html
+        listed = Markup(f'{echoed} <span class="claim-echo">— {escaped(claim)}</span>') if claim else html
         view = {"id": belief_id, "href": href, "status": status, "claim": claim, "missing": False,
                 "html": html, "echoed": echoed, "listed": listed}
         if not page.startswith(inside):
@@ -198,10 +198,10 @@ def _step_item(step: dict[str, Any]) -> Markup:
     the parts stay in the view for themes): made with the view, once per step and folder,
     not by the template on every page that explains through it (a third of a belief page's
     template time at 10,000 beliefs)."""
-    parts = [f"  <li>{step['html']}: {escape(step['reason'])}\n"]
+    parts = [f"  <li>{step['html']}: {escaped(step['reason'])}\n"]
     for j in step["justifications"]:
         if j["failed"] or j["missing"] or j["violated"]:
-            parts.append(f'    <div class="because">justification {j["number"]} ({escape(j["type"])}):\n')
+            parts.append(f'    <div class="because">justification {j["number"]} ({escaped(j["type"])}):\n')
             parts.extend(words + "".join(f"{r['html']} " for r in j[name]) for name, words in _BECAUSE if j[name])
             parts.append("    </div>\n")
     parts.append("  </li>")
