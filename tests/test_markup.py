@@ -89,3 +89,24 @@ def test_escaped_takes_anything_escape_takes(monkeypatch):
             monkeypatch.setattr(markup, "_ESCAPED", None)
         assert [markup.escaped(v) for v in values] == [str(escape(v)) for v in values]
         assert all(type(markup.escaped(v)) is str for v in values)
+
+
+def test_plain_lines_render_without_loading_markdown_it():
+    """A build whose changed pages show only plain lines (a claim edit, mostly) never pays for
+    loading the parser (62 modules, in every worker); a line that may hold a link still
+    goes through linkify's pretest, and one with markup through the parser."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from site_builder.render.markup import render_block, render_inline\n"
+        "assert render_block('Plain prose \\u2014 na\\u00efve, 3 times, at 50% (and more).') == "
+        "'<p>Plain prose \\u2014 na\\u00efve, 3 times, at 50% (and more).</p>\\n'\n"
+        "assert render_inline('a \"quoted\" label') == 'a &quot;quoted&quot; label'\n"
+        "print('markdown_it' in sys.modules)\n"
+        "assert render_inline('it is 3.5 times') == 'it is 3.5 times'\n"
+        "print('markdown_it' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]  # "3.5" may be a host name: the pretest decides
