@@ -46,6 +46,8 @@ def check_documents(documents: Iterable[Facts], ev: Evaluation) -> list[Diagnost
         found += _items(doc, belief, ev, echoes)
         found += _listed(doc, belief, ev, echoes)
     for belief in beliefs.values():
+        if not belief.metadata:  # most beliefs: nothing to cross-check, no access tags
+            continue
         found += _metadata_refs(belief, beliefs)
         if own_tags(belief) is None:
             found.append(Diagnostic(
