@@ -57,6 +57,14 @@ def test_a_changed_line_is_paired_with_the_old_line_it_edits_not_a_blank_one():
                                             [[("same", "a")], [("ins", "")], [("del", "a")]])
 
 
+def test_an_empty_line_and_a_nul_one_are_different_lines():
+    """rapidfuzz compares a one-character string by its code point and a longer one by its
+    hash: "" (hash 0) matched "\\x00", so an edit between them read as no change (found by the
+    property test below)."""
+    assert lines([""], ["\x00"]) == [[("del", "")], [("ins", "\x00")]]
+    assert lines(["a", "\x00"], ["a", ""]) == [[("same", "a")], [("del", "\x00")], [("ins", "")]]
+
+
 @given(st.lists(st.text(max_size=30), max_size=5), st.lists(st.text(max_size=30), max_size=5))
 def test_the_old_and_new_texts_are_read_back_from_the_diff(old, new):
     """Nothing is lost, blank lines included: the kept and removed segments spell the old

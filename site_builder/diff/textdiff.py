@@ -43,6 +43,14 @@ def _indel():
     return Indel
 
 
+def _numbered(a: list[str], b: list[str]) -> tuple[list[int], list[int]]:
+    """Both sequences with each distinct string as a number: rapidfuzz compares a one-character
+    string by its code point and a longer one by its hash, so "" (hash 0) and "\\x00" would
+    match."""
+    numbers: dict[str, int] = {}
+    return [numbers.setdefault(x, len(numbers)) for x in a], [numbers.setdefault(x, len(numbers)) for x in b]
+
+
 def words(old: str, new: str) -> Line:
     """One line's changes: the words removed from `old` and added in `new`, in place. A
     space alone between two changes joins them ("to stabilize" -> "so that" reads as one
@@ -51,7 +59,7 @@ def words(old: str, new: str) -> Line:
     if len(a) + len(b) > MAX_TOKENS:
         return _merged([("del", old), ("ins", new)])
     runs = [("".join(a[op.src_start:op.src_end]), "".join(b[op.dest_start:op.dest_end]), op.tag == "equal")
-            for op in _indel().opcodes(a, b)]
+            for op in _indel().opcodes(*_numbered(a, b))]
     found: Line = []
     pending: tuple[str, str] = ("", "")
     for k, (was, now, same) in enumerate(runs):
@@ -71,7 +79,7 @@ def lines(old: list[str], new: list[str]) -> list[Line]:
     found: list[Line] = []
     was: list[str] = []
     now: list[str] = []
-    for op in _indel().opcodes(old, new):  # a removal and an addition side by side: one changed block
+    for op in _indel().opcodes(*_numbered(old, new)):  # a removal and an addition side by side: one changed block
         if op.tag != "equal":
             was += old[op.src_start:op.src_end]
             now += new[op.dest_start:op.dest_end]
@@ -108,7 +116,7 @@ def _alike(a: str, b: str) -> bool:
     if not (a.strip() and b.strip()):
         return False
     x, y = _TOKENS.findall(a), _TOKENS.findall(b)
-    return len(x) + len(y) <= MAX_TOKENS and _indel().normalized_similarity(x, y) >= ALIKE
+    return len(x) + len(y) <= MAX_TOKENS and _indel().normalized_similarity(*_numbered(x, y)) >= ALIKE
 
 
 def _merged(segments: Line) -> Line:
