@@ -38,9 +38,9 @@ def templates_dir() -> Path:
 
 def _escape(value: Any) -> str:
     """What a template outputs for `{{ value }}`: markupsafe.escape's text, without Markup's
-    constructor (Python; 3% of a belief page each way): HTML the views made (a Markup) as it
-    is, and anything else's escaped text as a str (`escaped`). The compiled code calls this only to
-    write the value out, where its type no longer matters."""
+    constructor (Python; 3% of a belief page each way): HTML the views made (a Markup) as
+    it is, anything else escaped into a str (`escaped`). The compiled code calls this only
+    to write the value out, where its type no longer matters."""
     return value if type(value) is Markup else escaped(value)
 
 

@@ -41,6 +41,11 @@ def claim_shown_elsewhere(belief: Belief) -> tuple[str, str]:
     return echoed_claim(belief), tooltip_claim(belief)
 
 
+Links = tuple[str, str | None, dict]
+"""What `_links` says of a page: its folder (with its "/"), the key of the pages sharing its
+links, and those links (id -> (page, `ref` view))."""
+
+
 def _ref_html(belief_id: str, status: str, href: str, claim: str | None) -> Markup:
     """The link; `data-claim` feeds the hover preview (left out where the claim is echoed)."""
     preview = f' data-claim="{escaped(claim)}"' if claim is not None else ""
@@ -55,7 +60,7 @@ def _missing_html(belief_id: str) -> Markup:
 
 
 def ref(ctx: RenderContext, belief_id: str, here: str,
-        links: tuple[str, str | None, dict] | None = None) -> dict[str, Any] | None:
+        links: Links | None = None) -> dict[str, Any] | None:
     """A link to a belief from page `here`, or None when it must not be shown.
 
     The dict carries its HTML (`html`; `echoed` without the preview, for lists that show
@@ -85,7 +90,7 @@ def ref(ctx: RenderContext, belief_id: str, here: str,
     return found[1]
 
 
-def _links(ctx: RenderContext, here: str) -> tuple[str, str | None, dict]:
+def _links(ctx: RenderContext, here: str) -> Links:
     """The folder of page `here` (with its "/"), the key of the pages whose links it shares,
     and those links: id -> (its page, its `ref`). Pages in the folders of one parent (every
     belief page) link to a belief alike, unless it lies inside the page's own folder
@@ -99,7 +104,7 @@ def _links(ctx: RenderContext, here: str) -> tuple[str, str | None, dict]:
 
 
 def refs(ctx: RenderContext, ids, here: str,
-         links: tuple[str, str | None, dict] | None = None) -> list[dict[str, Any]]:
+         links: Links | None = None) -> list[dict[str, Any]]:
     """`ref` for each id, dropping the unpublished ones."""
     links = links or _links(ctx, here)
     return [r for r in (ref(ctx, i, here, links) for i in ids) if r is not None]
@@ -151,7 +156,7 @@ def explanation(ctx: RenderContext, belief_id: str, here: str) -> dict:
 
 
 def _step_view(ctx: RenderContext, step: Step, here: str,
-               links: tuple[str, str | None, dict]) -> dict[str, Any] | None:
+               links: Links) -> dict[str, Any] | None:
     """One step of an explanation (None: its belief is not published). A belief's step is
     one object on every page that explains through it (queries.explain's memo) and, as
     `ref`'s links (`links`: `_links`), reads alike from pages of one parent folder unless
