@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -80,6 +81,46 @@ def test_parallel_build_writes_the_serial_site_from_worker_processes(cli, genera
     assert tree_digest(tmp_path / "parallel") == serial
     workers = set(pids.read_text().split())
     assert len(workers) == 2 and str(os.getpid()) not in workers
+
+
+_MADE_BY: list[Path] = []
+"""Where `_noting_emitter` notes the process and thread that made the site's files."""
+
+
+def _noting_emitter(ctx):  # module level: the pool takes emitters by name
+    with open(_MADE_BY[0], "a") as f:
+        f.write(f"{os.getpid()} {threading.current_thread() is threading.main_thread()}\n")
+    return iter(())
+
+
+def test_an_incremental_build_makes_the_sites_own_files_in_the_build_process(cli, generated, tmp_path, monkeypatch):
+    """The listings and exports read every belief: in a forked worker that copies most of the
+    inherited heap, which is most of an incremental build's worker time. When the build keeps
+    most pages, a thread of the build process makes them while the workers render the few
+    belief pages; a cold build leaves them to the pool (they would raise the build process's
+    peak memory). The site is the cold one either way (the incremental tests below)."""
+    from site_builder import render as render_module
+    real = render_module.emitters
+    monkeypatch.setattr(render_module, "emitters", lambda: (*real(), _noting_emitter))
+    made_by = tmp_path / "made by"
+    monkeypatch.setattr(sys.modules[__name__], "_MADE_BY", [made_by])
+    rendered_by = _noted_in_workers(monkeypatch, tmp_path / "pids", os.getpid)
+    source = tmp_path / "network.json"
+    shutil.copy(generated, source)
+    for edit in (None, _claim):
+        if edit is not None:
+            _edit(source, edit)
+        made_by.write_text("")
+        rendered_by.write_text("")
+        report = _build(cli, source, tmp_path / "site", "--cache-dir", tmp_path / "cache", "-j", "2")
+        workers = set(rendered_by.read_text().split())
+        assert workers and str(os.getpid()) not in workers  # the pool rendered the belief pages
+        assert ("kept" in report) == (edit is not None)
+        made = made_by.read_text().split()
+        if edit is None:  # cold: one of the workers
+            assert made[0] in workers
+        else:  # a thread beside the one that takes the workers' pages
+            assert made == [str(os.getpid()), "False"]
 
 
 def _noted_in_workers(monkeypatch, path: Path, value) -> Path:

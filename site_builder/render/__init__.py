@@ -181,9 +181,11 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
     with parallel.renderer(ctx, env, counts, jobs, sink) as workers:
         indexing = None
         try:
-            site = workers.site(emitters())  # with a pool, these start now, beside the beliefs
             shown = ctx.shown()
-            fresh = workers.beliefs([b for b in shown if b.id not in reuse])  # with a pool: submitted now
+            rendered = [b for b in shown if b.id not in reuse]
+            # With a pool these start now, beside the beliefs: in this process when it keeps most pages.
+            site = workers.site(emitters(), here=len(rendered) < len(shown) * parallel.SITE_FILES_HERE_BELOW)
+            fresh = workers.beliefs(rendered)  # with a pool: submitted now
             # After the fork (workers must not inherit its threads), and once they have work:
             # the records take 0.2 s of a 10k build.
             indexing = None if pages_first else search.start(ctx, saved, sink)
