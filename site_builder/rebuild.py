@@ -1,9 +1,9 @@
 """`serve`'s builds, in a process of their own (`python -m site_builder.rebuild`).
 
 The server has threads (HTTP requests, file watching), and forking beside threads can copy a
-lock one of them holds into a child; this process has no other thread, so it renders with a
-pool of workers on every core, as `belief-site build` does (from parallel.SERIAL_BELOW
-beliefs up). It stays up between builds, so a rebuild pays no interpreter start or imports,
+lock one of them holds into a child; this process has no other thread when it forks (the
+render's own threads start after the fork: render.parallel), so it renders with a pool of
+workers on every core, as `belief-site build` does (from parallel.SERIAL_BELOW beliefs up). It stays up between builds, so a rebuild pays no interpreter start or imports,
 and it hands each build the last one's evaluation (taken when nothing the evaluation reads
 changed: evaluate.evaluate). Builds go into one folder: each renames the files it rendered
 into it, one by one, when its cache vouches for the folder (else it swaps a whole new folder

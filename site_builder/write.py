@@ -117,7 +117,7 @@ def all_safe_relative(paths: Collection[str]) -> bool:
 
 Files = Iterable | Callable[[Callable], Iterable]
 """OutputFiles, or a function of a sink (`store_all` bound to the temporary folder, for worker
-processes and the search thread to write files themselves; they pass them on with
+processes and the render's threads to write files themselves; they pass them on with
 `written=True`) returning them."""
 
 
@@ -340,10 +340,11 @@ def _fill_from(temp: Path, files: Files, unchanged: Callable[[object], bool] | N
     stream = files(partial(store_all, temp, unchanged=unchanged)) if callable(files) else files
     try:
         return _fill(temp, stream, unchanged, pages_done)
-    except UnsafePath as exc:  # from a worker's or the search thread's store_all
+    except UnsafePath as exc:  # from a worker's or a render thread's store_all
         return set(), set(), [Diagnostic(str(exc), 0, "E801", "output path outside the site")]
     finally:  # stopped early (a problem, an error here): the renderer stops its workers and
-        # the search thread now, before the caller removes the folder they write into
+        # the search thread, and waits for the site files' thread, now, before the caller
+        # removes the folder they write into
         close = getattr(stream, "close", None)
         if close is not None:
             close()
@@ -375,7 +376,7 @@ class UnsafePath(ValueError):
 
 
 def store_all(folder: Path, items: Iterable, unchanged: Callable[[object], bool] | None = None) -> set[str]:
-    """Write files into a site folder (from worker processes, or the search thread); those
+    """Write files into a site folder (from worker processes, or the render's threads); those
     `unchanged` says the last build's folder holds as they are (an update: `_unchanged`) are
     not written, and their paths returned. A claim edit renders its neighbours' pages again,
     whose badges and index.json stay the same: 3 in 4 of the files, which would otherwise be

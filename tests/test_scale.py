@@ -121,6 +121,7 @@ def test_an_incremental_build_makes_the_sites_own_files_in_the_build_process(cli
             assert made[0] in workers
         else:  # a thread beside the one that takes the workers' pages
             assert made == [str(os.getpid()), "False"]
+    assert tree_digest(tmp_path / "site") == _cold(cli, source, tmp_path / "cold")
 
 
 def _noted_in_workers(monkeypatch, path: Path, value) -> Path:

@@ -29,8 +29,8 @@ class OutputFile:
     data: bytes
     origin: str | None = None
     written: bool = False
-    """Already written into the site folder by a worker process or the search thread
-    through the writer's sink (data left out)."""
+    """Already written into the site folder by a worker process, the site files' thread
+    (render.parallel) or the search thread through the writer's sink (data left out)."""
     same: bool = False
     """With `written`: not written, as the writer found the last build's file with these bytes."""
 
@@ -141,7 +141,7 @@ it left as the last build wrote them."""
 
 
 def stored(files: Sequence[OutputFile], sink: Sink | None) -> list[OutputFile]:
-    """The files, written by the sink (a worker's or the search thread's) and passed on
+    """The files, written by the sink (a worker's or a render thread's) and passed on
     without their bytes; as they are without one."""
     if sink is None:
         return list(files)

@@ -5,8 +5,9 @@ without pickling it, render chunks of beliefs and write their files into the sit
 (through the writer's sink: file creation is slow on some disks, and the bytes need not
 cross a pipe); results are taken in submission order, so the output is byte-identical to
 a single-process build. The site's own files (listings, exports) are made meanwhile, by
-the pool or, when few pages are rendered, a thread of this process (`Workers.site`). With one job, fewer than SERIAL_BELOW published
-beliefs, or where fork is unavailable, everything renders in this process.
+the pool or, when few pages are rendered, a thread of this process (`Workers.site`). With
+one job, fewer than SERIAL_BELOW published beliefs, or where fork is unavailable,
+everything renders in this process.
 """
 
 from __future__ import annotations
@@ -101,8 +102,8 @@ class Serial:
 
 
 class Workers:
-    """A fork pool, and a thread of this process for the site's own files (`site`): the
-    files come back in submission order."""
+    """A fork pool for the belief chunks and the site's own files, or a thread of this
+    process for the latter (`site`); both come back in submission order."""
 
     def __init__(self, pool: ProcessPoolExecutor, thread: ThreadPoolExecutor, jobs: int, ctx: RenderContext,
                  sink: Sink | None) -> None:
@@ -157,6 +158,8 @@ def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None
         pool.submit(int).result()  # with fork every worker starts on the first task: now, before any thread
         yield Workers(pool, thread, jobs, ctx, sink)
     finally:
-        thread.shutdown(wait=True, cancel_futures=True)
-        pool.shutdown(wait=True, cancel_futures=True)
-        gc.unfreeze()
+        try:  # the thread's running emitter ends first (a signal here still ends the pool)
+            thread.shutdown(wait=True, cancel_futures=True)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            gc.unfreeze()
