@@ -480,9 +480,23 @@ def mkdocs_build(network: Path, work: Path, tag: str) -> dict:
 
 # --- inputs and edits -------------------------------------------------------------------------
 
+def shared_folder() -> Path:
+    """Where the shared real networks are: $BELIEF_SHARED/networks, else ../shared/networks
+    beside the repository (not there for a clone made elsewhere: set BELIEF_SHARED)."""
+    return Path(os.environ.get("BELIEF_SHARED", ROOT.parent / "shared")) / "networks"
+
+
 def shared_networks() -> list[Path]:
-    base = Path(os.environ.get("BELIEF_SHARED", ROOT.parent / "shared")) / "networks"
+    base = shared_folder()
     return sorted(base.glob("*.json")) if base.is_dir() else []
+
+
+def missing_shared(shared: list[Path]) -> list[str]:
+    """The report's word on the shared networks when none was found (a clone made away from
+    ../shared): a table without them must not pass for a whole run."""
+    if shared:
+        return []
+    return [f"no shared real networks: none in {shared_folder()} (set BELIEF_SHARED to the folder holding networks/)"]
 
 
 def _label(n: int) -> str:
@@ -941,7 +955,10 @@ def main(argv: list[str] | None = None) -> int:
         run_input(f"{name} again", work / f"{name}.json", GROWTH[1], work, rows, args.skip_mkdocs, keep=args.keep,
                   rounds=args.rounds)
     wanted = None if args.shared is None else set(args.shared.split(","))
-    for path in shared_networks():
+    shared = shared_networks()
+    for line in missing_shared(shared):  # and in the report
+        _log(line)
+    for path in shared:
         if wanted is not None and path.stem not in wanted:
             continue
         n = len(json.loads(path.read_text(encoding="utf-8"))["nodes"])
@@ -969,6 +986,8 @@ def main(argv: list[str] | None = None) -> int:
              "ru_maxrss and CPU via os.wait4 in a proxy); mkdocs/ours > 1 means belief-site is faster", ""]
     lines += table(rows)
     lines.append("")
+    if not shared:
+        lines += [*missing_shared(shared), ""]
     for key, found in ratios.items():
         lines.append(f"growth {key} wall (linear = 10.0; {key.split('/')[1]}: the mean of its runs before and "
                      "after the big one): " + ", ".join(f"{k} {v:.2f}" for k, v in found.items()))

@@ -139,6 +139,20 @@ def test_growth_takes_the_mean_of_the_small_size_run_before_and_after_the_big_on
     assert bench.growth(rows, 50000, 5000) == {"full": 10.0, "mkdocs": 11.0}
 
 
+def test_a_run_without_the_shared_networks_says_so_and_where_it_looked(tmp_path, monkeypatch):
+    """A clone made away from ../shared finds no shared networks: the report says where it
+    looked and how to point it at them, rather than leave them out silently."""
+    bench = _bench_module()
+    monkeypatch.setenv("BELIEF_SHARED", str(tmp_path))
+    assert bench.shared_networks() == []
+    said = bench.missing_shared([])
+    assert len(said) == 1 and str(tmp_path / "networks") in said[0] and "BELIEF_SHARED" in said[0]
+    (tmp_path / "networks").mkdir()
+    (tmp_path / "networks" / "team.json").write_text("{}")
+    found = bench.shared_networks()
+    assert found == [tmp_path / "networks" / "team.json"] and bench.missing_shared(found) == []
+
+
 def test_a_row_is_the_median_round_and_a_failed_round_shows():
     bench = _bench_module()
     runs = [{"wall_s": w, "exit_code": 0, "kept": k} for w, k in ((9.0, 1), (7.0, 2), (8.0, 3))]
