@@ -95,10 +95,12 @@ def _noting_emitter(ctx):  # module level: the pool takes emitters by name
 
 def test_an_incremental_build_makes_the_sites_own_files_in_the_build_process(cli, generated, tmp_path, monkeypatch):
     """The listings and exports read every belief: in a forked worker that copies most of the
-    inherited heap, which is most of an incremental build's worker time. When the build keeps
-    most pages, a thread of the build process makes them while the workers render the few
-    belief pages; a cold build leaves them to the pool (they would raise the build process's
-    peak memory). The site is the cold one either way (the incremental tests below)."""
+    inherited heap, which is most of an incremental build's worker time. When the build
+    renders some pages but keeps most (parallel.site_files_here), a thread of the build
+    process makes them while the workers render those pages. A cold build leaves them to the
+    pool (they would raise the build process's peak memory), and so does one that renders
+    too few pages to keep the workers busy meanwhile (an edit past a claim's echo: one page).
+    The site is the cold one either way."""
     from site_builder import render as render_module
     real = render_module.emitters
     monkeypatch.setattr(render_module, "emitters", lambda: (*real(), _noting_emitter))
@@ -107,7 +109,8 @@ def test_an_incremental_build_makes_the_sites_own_files_in_the_build_process(cli
     rendered_by = _noted_in_workers(monkeypatch, tmp_path / "pids", os.getpid)
     source = tmp_path / "network.json"
     shutil.copy(generated, source)
-    for edit in (None, _claim):
+    least, most = parallel.SITE_FILES_HERE
+    for edit, here in ((None, False), (_claim, True), (_claim_tail, False)):
         if edit is not None:
             _edit(source, edit)
         made_by.write_text("")
@@ -115,12 +118,13 @@ def test_an_incremental_build_makes_the_sites_own_files_in_the_build_process(cli
         report = _build(cli, source, tmp_path / "site", "--cache-dir", tmp_path / "cache", "-j", "2")
         workers = set(rendered_by.read_text().split())
         assert workers and str(os.getpid()) not in workers  # the pool rendered the belief pages
-        assert ("kept" in report) == (edit is not None)
+        rendered = SIZE - (_kept(report) if edit is not None else 0)
+        assert (SIZE * least <= rendered < SIZE * most) == here
         made = made_by.read_text().split()
-        if edit is None:  # cold: one of the workers
-            assert made[0] in workers
-        else:  # a thread beside the one that takes the workers' pages
+        if here:  # a thread beside the one that takes the workers' pages
             assert made == [str(os.getpid()), "False"]
+        else:  # one of the workers
+            assert made[0] in workers
     assert tree_digest(tmp_path / "site") == _cold(cli, source, tmp_path / "cold")
 
 

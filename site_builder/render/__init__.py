@@ -183,8 +183,8 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
         try:
             shown = ctx.shown()
             rendered = [b for b in shown if b.id not in reuse]
-            # With a pool these start now, beside the beliefs: in this process when it keeps most pages.
-            site = workers.site(emitters(), here=len(rendered) < len(shown) * parallel.SITE_FILES_HERE_BELOW)
+            # With a pool these start now, beside the beliefs (in this process, for some incremental builds).
+            site = workers.site(emitters(), here=parallel.site_files_here(len(rendered), len(shown)))
             fresh = workers.beliefs(rendered)  # with a pool: submitted now
             # After the fork (workers must not inherit its threads), and once they have work:
             # the records take 0.2 s of a 10k build.

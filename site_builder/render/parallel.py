@@ -38,9 +38,9 @@ CHUNK = 32
 SERIAL_BELOW = 200
 """Smaller sites render in this process: starting workers would cost more than it saves."""
 
-SITE_FILES_HERE_BELOW = 0.5
-"""Share of the published beliefs rendered below which the site's own files are made in this
-process, not in the pool (`Workers.site`): an incremental build's few pages."""
+SITE_FILES_HERE = (1 / 200, 1 / 2)
+"""Shares of the published beliefs rendered from which and below which the site's own files
+are made in this process, not in the pool (`site_files_here`)."""
 
 PARENT_POLL = 0.5
 """Seconds between a worker's looks at whether the build that forked it still runs."""
@@ -121,12 +121,24 @@ class Workers:
         copies most of the inherited heap: in a 10k claim edit, 15,000 page faults in each
         worker, a third of the workers' time. The build process, which otherwise only waits
         on the workers, does that once; but it then holds what they use at their peak
-        (50k beliefs: 217 -> 531 MB), so `here` is for builds that render few pages (SITE_FILES_HERE_BELOW)."""
+        (50k beliefs: 217 -> 531 MB), so `here` is for builds that render few pages
+        (`site_files_here`)."""
         if here:
             pending = [self._thread.submit(_emitted, emit, self._ctx, self._sink) for emit in emitters]
         else:
             pending = [self._pool.submit(_emit, emit) for emit in emitters]
         return (f for task in pending for f in task.result())
+
+
+def site_files_here(rendered: int, published: int) -> bool:
+    """Whether the site's own files are better made in this process (`Workers.site`) while the
+    pool renders `rendered` of the `published` beliefs' pages. Not in a cold build (memory);
+    nor when the workers would have too little to do meanwhile: made here, the files take one
+    core for the emitters' time E (0.34 s at 10k beliefs, growing with the site), against
+    about 1.35 E of worker time shared by both cores in the pool, so this wins only when the
+    pages take more than about 0.65 E (some 55 pages of 3-6 ms at 10k: SITE_FILES_HERE)."""
+    least, most = SITE_FILES_HERE
+    return published * least <= rendered < published * most
 
 
 def _emitted(emit: Emitter, ctx: RenderContext, sink: Sink | None) -> list[OutputFile]:
