@@ -9,9 +9,10 @@ import errno
 import json
 import os
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 ERROR = "error"
 WARNING = "warning"
@@ -181,5 +182,22 @@ def format_all(diagnostics: Iterable[Diagnostic], fmt: str) -> str:
             [{"path": d.path, "line": d.line, "code": d.code, "severity": d.severity,
               "message": d.message, "hint": d.hint} for d in items],
             indent=2, ensure_ascii=False)
-    render = format_github if fmt == "github" else Diagnostic.text
-    return "\n".join(render(d) for d in items)
+    if fmt == "github":
+        return "\n".join(format_github(d) for d in items)
+    return "\n".join(_texts(items))
+
+
+def _texts(items: list[Diagnostic]) -> Iterator[str]:
+    """Each diagnostic as text; a hint that several of one code share is printed once, under
+    the first of them (one claim edit gave 71 stale echoes, each with the same `fmt` hint)."""
+    sharing = Counter((d.code, d.hint) for d in items if d.hint)
+    printed: set[tuple[str, str]] = set()
+    for d in items:
+        key, many = (d.code, d.hint), sharing[d.code, d.hint]
+        if not d.hint or many == 1:
+            yield d.text()
+        elif key not in printed:
+            printed.add(key)
+            yield replace(d, hint=f"{d.hint} (and for the {many - 1} other {d.code} below)").text()
+        else:
+            yield replace(d, hint="").text()

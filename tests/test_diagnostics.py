@@ -301,3 +301,32 @@ def test_every_control_character_is_found_whatever_its_place(where):
         stray = CONTROL.search(data.decode("utf-8").replace("\r\n", "\n"))
         assert (text is None) == (stray is not None), (code, where)
         assert [d.code for d in found if d.code != "W103"] == (["E104"] if stray else []), (code, where)  # W103: a BOM
+
+
+def test_a_hint_many_warnings_share_is_printed_once(tmp_path, monkeypatch, cli):
+    """One claim edit makes every document that echoes the claim stale (W503): the same
+    `fmt` hint under each of them (71 at 10k) drowned the warnings. Text prints it once,
+    under the first, saying how many more it is for; JSON keeps it on every item."""
+    monkeypatch.chdir(tmp_path)
+    nodes = {"a": {"text": "Claim a.", "truth_value": "IN", "justifications": []}}
+    for name in "bcd":
+        nodes[name] = {"text": f"Claim {name}.", "truth_value": "IN",
+                       "justifications": [{"type": "SL", "antecedents": ["a"], "outlist": []}]}
+    Path("network.json").write_text(json.dumps({"nodes": nodes}), encoding="utf-8")
+    assert cli("import", "network.json", "-o", "beliefs")[0] == 0
+    document = Path("beliefs/a.md")
+    document.write_text(document.read_text(encoding="utf-8").replace("Claim a.", "Claim a, edited."),
+                        encoding="utf-8")
+
+    code, _, err = cli("check", "beliefs")
+    assert code == 0, err
+    stale = [line for line in diagnostic_lines(err) if " W503 " in line]
+    assert [line.split(":")[0] for line in stale] == ["beliefs/b.md", "beliefs/c.md", "beliefs/d.md"]
+    lines = err.splitlines()
+    assert lines[lines.index(stale[0]) + 1] == \
+        "    hint: run `belief-site fmt` to refresh it (and for the 2 other W503 below)"
+    assert err.count("hint:") == 1, err
+
+    code, out, _ = cli("check", "beliefs", "--format", "json")
+    hints = [item["hint"] for item in json.loads(out) if item["code"] == "W503"]
+    assert hints == ["run `belief-site fmt` to refresh it"] * 3
