@@ -294,6 +294,13 @@ class Row:
     indexer_rss_mb: float | None = None
     """Peak RSS of the search indexer (Pagefind, a child of the build), when there is one."""
     indexer_cpu_s: float | None = None
+    cpu_s: float | None = None
+    """User + system seconds of the measured process and of those it waited for (its workers,
+    Pagefind): against wall, how many cores the run had; None for serve's rows, whose
+    process also ran the base build."""
+    sys_s: float | None = None
+    """The system part of cpu_s (file creation, page faults): what a slow disk or a full page
+    cache adds shows here, not in the code's own time."""
     exit_code: int | None = None
     note: str = ""
     vs_mkdocs: float | None = None
@@ -340,7 +347,7 @@ def _measure(cmd: list[str], cwd: Path, log: Path, stats: Path | None = None, dr
     # wait4's ru_maxrss is kept only as raw data: it includes this process's high-water mark
     # (inherited through exec), so the wrappers' VmHWM figures are the ones reported.
     found = {"wall_s": wall, "exit_code": proc.returncode, "wait4_rss_kb": usage.ru_maxrss,
-             "killed": killed.is_set()}
+             "killed": killed.is_set(), "cpu_s": usage.ru_utime + usage.ru_stime, "sys_s": usage.ru_stime}
     if stats is not None and stats.is_file():
         try:
             found.update(json.loads(stats.read_text()))
@@ -353,6 +360,8 @@ def _row(name: str, run: str, n: int, m: dict, indexer: bool = False) -> Row:
     row = Row(name, run, n, wall_s=m["wall_s"], exit_code=m["exit_code"], extra=m)
     self_kb = m.get("self_rss_kb", m["wait4_rss_kb"])
     row.rss_mb = self_kb / 1024
+    if "process_wall_s" not in m:  # serve's rows: the process ran the base build too
+        row.cpu_s, row.sys_s = m.get("cpu_s"), m.get("sys_s")
     if indexer and m.get("child_rss_kb"):
         row.indexer_rss_mb = m["child_rss_kb"] / 1024
         row.indexer_cpu_s = m["child_cpu_s"]
@@ -865,16 +874,16 @@ def _fmt(value, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
-COLUMNS = ("input", "run", "beliefs", "wall s", "ms/belief", "peak RSS MB", "indexer RSS MB",
+COLUMNS = ("input", "run", "beliefs", "wall s", "ms/belief", "CPU s", "sys s", "peak RSS MB", "indexer RSS MB",
            "indexer CPU s", "mkdocs/ours", "full/floor", "note")
 
 
 def table(rows: list[Row]) -> list[str]:
     cells = [COLUMNS] + [(r.input, r.run, str(r.beliefs), _fmt(r.wall_s, ".2f"), _fmt(r.ms_per_belief, ".2f"),
-                          _fmt(r.rss_mb, ".0f"), _fmt(r.indexer_rss_mb, ".0f"), _fmt(r.indexer_cpu_s, ".2f"),
+                          _fmt(r.cpu_s, ".2f"), _fmt(r.sys_s, ".2f"), _fmt(r.rss_mb, ".0f"), _fmt(r.indexer_rss_mb, ".0f"), _fmt(r.indexer_cpu_s, ".2f"),
                           _fmt(r.vs_mkdocs, ".2f"), _fmt(r.vs_floor, ".2f"), r.note) for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(COLUMNS))]
-    right = {2, 3, 4, 5, 6, 7, 8, 9}
+    right = set(range(2, len(COLUMNS) - 1))  # all but input, run and note
     lines = []
     for k, c in enumerate(cells):
         lines.append("  ".join(v.rjust(w) if i in right else v.ljust(w)
@@ -983,7 +992,10 @@ def main(argv: list[str] | None = None) -> int:
              "pool and writer, belief files only (page, index.json, badges; no diagrams, no search, no "
              "listings/exports); mkdocs = mkdocs build, same beliefs as pages, theme mkdocs + search, not in nav",
              "peak RSS = the process's own VmHWM; indexer = Pagefind (a child of the build, overlapping it: "
-             "ru_maxrss and CPU via os.wait4 in a proxy); mkdocs/ours > 1 means belief-site is faster", ""]
+             "ru_maxrss and CPU via os.wait4 in a proxy); mkdocs/ours > 1 means belief-site is faster",
+             "CPU s = user + system seconds of the run and of the processes it waited for (workers, Pagefind; "
+             "CPU s / wall s = cores used); sys s = the system part (file creation: it grows as the page cache "
+             "fills); serve's rows show none (their process ran the base build too)", ""]
     lines += table(rows)
     lines.append("")
     if not shared:

@@ -21,7 +21,7 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
 
     lines = done.stdout.splitlines()
     header = next(line for line in lines if line.startswith("input"))
-    for column in ("wall s", "ms/belief", "peak RSS MB", "indexer RSS MB", "indexer CPU s",
+    for column in ("wall s", "ms/belief", "CPU s", "sys s", "peak RSS MB", "indexer RSS MB", "indexer CPU s",
                    "mkdocs/ours", "full/floor"):
         assert column in header
     assert "CPUs" in lines[0] and "Python" in lines[0] and "page cache" in lines[0]
@@ -54,6 +54,12 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
         assert f"{row['wall_s']:.2f}" in done.stdout
     full = runs[(name, "full")]
     assert full["indexer_rss_mb"] > 0  # Pagefind ran as a child of the build and was measured
+    # CPU: the build's own, its workers' and Pagefind's (all waited for), so more than Pagefind's
+    assert full["cpu_s"] > full["indexer_cpu_s"] > 0 and 0 < full["sys_s"] < full["cpu_s"]
+    assert runs[(name, "mkdocs")]["cpu_s"] > 0
+    assert runs[(name, served)]["cpu_s"] is None  # that process ran the base build too
+    full_line = next(line for line in lines if line.startswith(f"{name} ") and "  full  " in line)
+    assert f"{full['ms_per_belief']:.2f} {full['cpu_s']:.2f} {full['sys_s']:.2f}" in " ".join(full_line.split())
     assert full["vs_mkdocs"] > 0 and full["vs_floor"] > 0
     assert full["raw"]["kept"] == 0  # cold (--no-cache)
     # Each timed comparison ran twice (--rounds 2): its row is the median round, the range noted.
