@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable
 
 ERROR = "error"
 WARNING = "warning"
@@ -184,20 +184,21 @@ def format_all(diagnostics: Iterable[Diagnostic], fmt: str) -> str:
             indent=2, ensure_ascii=False)
     if fmt == "github":
         return "\n".join(format_github(d) for d in items)
-    return "\n".join(_texts(items))
+    return "\n".join(d.text() for d in folded(items))
 
 
-def _texts(items: list[Diagnostic]) -> Iterator[str]:
-    """Each diagnostic as text; a hint that several of one code share is printed once, under
-    the first of them (one claim edit gave 71 stale echoes, each with the same `fmt` hint)."""
+def folded(items: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics in their order, a hint that several of one code share kept on the first
+    of them only, with how many more it is for (one claim edit gave 71 stale echoes, each with
+    the same `fmt` hint): for text read top to bottom, not for JSON or annotations."""
+    items = list(items)
     sharing = Counter((d.code, d.hint) for d in items if d.hint)
-    printed: set[tuple[str, str]] = set()
+    out, printed = [], set()
     for d in items:
-        key, many = (d.code, d.hint), sharing[d.code, d.hint]
-        if not d.hint or many == 1:
-            yield d.text()
-        elif key not in printed:
-            printed.add(key)
-            yield replace(d, hint=f"{d.hint} (and for the {many - 1} other {d.code} below)").text()
-        else:
-            yield replace(d, hint="").text()
+        many = sharing[d.code, d.hint]
+        if d.hint and many > 1:
+            first = (d.code, d.hint) not in printed
+            printed.add((d.code, d.hint))
+            d = replace(d, hint=f"{d.hint} (and for the {many - 1} other {d.code} below)" if first else "")
+        out.append(d)
+    return out

@@ -50,7 +50,7 @@ from mkdocs.structure.toc import AnchorLink, TableOfContents
 from mkdocs.utils.yaml import yaml_load
 
 from ..config import SURROGATE_PROBLEM, SiteConfig, holds_surrogate, option_problem, templates_problem
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, folded
 from ..model import Belief
 from ..pipeline import Checked, _context, _kept, check
 from ..render import RenderContext, badges, changes, exports
@@ -297,7 +297,7 @@ class BeliefsPlugin(BasePlugin[BeliefsConfig]):
                      len(inside), source)
         kept, ctx, found = prepare(site)
         base_dir = Path(site.config_path).parent.resolve() if site.config_path else Path.cwd()
-        for d in found:
+        for d in folded(found):  # a hint many share: once
             shown = replace(d, path=_shown_path(d.path, base_dir))
             (log.error if d.severity == "error" else log.warning)("beliefs: %s", shown.text())
         if not kept.parsed.network.beliefs and any(d.severity == "error" for d in found):
