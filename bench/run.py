@@ -299,8 +299,8 @@ class Row:
     Pagefind): against wall, how many cores the run had; None for serve's rows, whose
     process also ran the base build."""
     sys_s: float | None = None
-    """The system part of cpu_s (file creation, page faults): what a slow disk or a full page
-    cache adds shows here, not in the code's own time."""
+    """The system part of cpu_s (file creation, page faults): what a slow disk adds shows here,
+    not in the code's own time."""
     exit_code: int | None = None
     note: str = ""
     vs_mkdocs: float | None = None
@@ -994,8 +994,8 @@ def main(argv: list[str] | None = None) -> int:
              "peak RSS = the process's own VmHWM; indexer = Pagefind (a child of the build, overlapping it: "
              "ru_maxrss and CPU via os.wait4 in a proxy); mkdocs/ours > 1 means belief-site is faster",
              "CPU s = user + system seconds of the run and of the processes it waited for (workers, Pagefind; "
-             "CPU s / wall s = cores used); sys s = the system part (file creation: it grows as the page cache "
-             "fills); serve's rows show none (their process ran the base build too)", ""]
+             "CPU s / wall s = cores used); sys s = the system part (file creation, page faults: where a slow "
+             "disk shows); serve's rows show none (their process ran the base build too)", ""]
     lines += table(rows)
     lines.append("")
     if not shared:
