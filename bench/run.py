@@ -360,8 +360,7 @@ def _row(name: str, run: str, n: int, m: dict, indexer: bool = False) -> Row:
     row = Row(name, run, n, wall_s=m["wall_s"], exit_code=m["exit_code"], extra=m)
     self_kb = m.get("self_rss_kb", m["wait4_rss_kb"])
     row.rss_mb = self_kb / 1024
-    if "process_wall_s" not in m:  # serve's rows: the process ran the base build too
-        row.cpu_s, row.sys_s = m.get("cpu_s"), m.get("sys_s")
+    row.cpu_s, row.sys_s = m.get("cpu_s"), m.get("sys_s")
     if indexer and m.get("child_rss_kb"):
         row.indexer_rss_mb = m["child_rss_kb"] / 1024
         row.indexer_cpu_s = m["child_cpu_s"]
@@ -781,7 +780,8 @@ def serve_rebuild(network: Path, edited: Path, work: Path, name: str, search: bo
         aside.remove(path)
     reply = found.get("rebuild_wall_s", found["wall_s"])
     return {**found, "process_wall_s": found["wall_s"], "wall_s": found.get("pages_s", reply) if search else reply,
-            "search_s": reply, "kept": found.get("kept", 0)}
+            "search_s": reply, "kept": found.get("kept", 0),
+            "cpu_s": None, "sys_s": None}  # the process's CPU covers the base build too
 
 
 def edited_document(network: Path, folder: Path) -> str:
