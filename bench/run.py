@@ -43,8 +43,9 @@ Inputs: seeded generated networks of each size (bench/generate.py), the shared r
 
 Rounds: at sizes up to 10k (ROUNDS_UP_TO), full, floor and mkdocs run 3 times in turn
 (`--rounds N`; `--quick`: once), and so do the rebuilds' cold build without search and the
-claim edit (each round edits the claim again); each row is the median round by wall time,
-and its note gives the range. Single runs swung the ratios by 5-15% on this shared VM.
+claim edit, also in turn (each round edits the claim again; the edit's note gives each
+round's ratio); each row is the median round by wall time, and its note gives the range.
+Single runs swung the ratios by 5-15% on this shared VM.
 
 Linear growth compares the 50k build with the 5k one, which runs twice: in size order, and
 again right after the 50k runs ("gen-5k again"); each size's wall is the mean of its runs.
@@ -672,38 +673,43 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row], 
         aside.remove(path)
     shutil.copyfile(network, source)
     shutil.copyfile(network, searched)
-    colds, count = [], _rounds(n, rounds)
+    cached = ("--no-search", "--cache-dir", str(cache))
+    _log(f"{name}: base build filling the cache")
+    base = _row(name, "rebuild base", n, build(source, site, work, f"{name}-rebuild-base", *cached))
+    _note(base, "cold, fills the cache of the rebuilds below")
+    # The claim edit's ratio is a target: each round runs the cold build and the edit side by
+    # side, so that a drift of the VM's speed (a fifth within minutes, see "Rounds") falls on
+    # both: run all colds first, one run's colds met a slow spell (15.9 s, against 10.4 s in
+    # the run before) that its edits did not.
+    colds, edits, count = [], [], _rounds(n, rounds)
     for k in range(count):
         _log(f"{name}: cold build without search, round {k + 1}")
         colds.append(build(network, work / f"{name}-nosearch-site", work, _tag(f"{name}-nosearch", k), "--no-search",
                            "--no-cache"))
         if k + 1 < count:  # the last one stays: the warm cold build below writes beside it
             aside.remove(work / f"{name}-nosearch-site")
-    cold = _row(name, "full, no search", n, median_run(colds))
-    rounds_note(cold)
-    rows.append(cold)
-    # The same cold build with the page cache as the one above left it: the baseline of the
-    # warm claim edit below, so that each ratio compares builds under the same conditions.
-    # Into another empty folder, the first one still there: nothing was removed since the
-    # cache was dropped, so file creation is not slowed (see "page cache" above).
-    _log(f"{name}: cold build without search, page cache warm")
-    cold_warm = _row(name, COLD_WARM, n, build(network, work / f"{name}-nosearch-warm-site", work,
-                                               f"{name}-nosearch-warm", "--no-search", "--no-cache", drop=False))
-    rows.append(cold_warm)
-    for folder in ("nosearch", "nosearch-warm"):
-        aside.remove(work / f"{name}-{folder}-site")
-    cached = ("--no-search", "--cache-dir", str(cache))
-    _log(f"{name}: base build filling the cache")
-    base = _row(name, "rebuild base", n, build(source, site, work, f"{name}-rebuild-base", *cached))
-    _note(base, "cold, fills the cache of the rebuilds below")
-    rows.append(base)
-    edits = []
-    for k in range(count):
         belief_id = edited_claim(source, source)
         _log(f"{name}: incremental rebuild after editing {belief_id}, round {k + 1}")
         edits.append(build(source, site, work, _tag(f"{name}-rebuild-edit", k), *cached))
+    cold = _row(name, "full, no search", n, median_run(colds))
+    rounds_note(cold)
+    rows.append(cold)
+    # The same cold build with the page cache as the runs above left it: the baseline of the
+    # warm claim edit below, so that each ratio compares builds under the same conditions.
+    # Into another empty folder, the first one still there: nothing was removed since the
+    # cache was dropped but an edit's few replaced pages, so file creation is not slowed
+    # (see "page cache" above).
+    _log(f"{name}: cold build without search, page cache warm")
+    cold_warm = _row(name, COLD_WARM, n, build(network, work / f"{name}-nosearch-warm-site", work,
+                                               f"{name}-nosearch-warm", "--no-search", "--no-cache", drop=False))
+    rows += [cold_warm, base]
+    for folder in ("nosearch", "nosearch-warm"):
+        aside.remove(work / f"{name}-{folder}-site")
     edit = _incremental(rows, cold, EDITED, median_run(edits))
     rounds_note(edit)
+    paired = [c["wall_s"] / e["wall_s"] for c, e in zip(colds, edits) if c["exit_code"] == 0 == e["exit_code"]]
+    if len(paired) > 1:
+        _note(edit, f"per round {', '.join(f'{r:.1f}x' for r in paired)}")
     # Every run starts with the page cache dropped, this one too: modules, cache and site are
     # read from disk. An edit-and-build loop (or a CI job that has just restored its cache)
     # finds them in memory: the same edit again, the cache as the last build left it.

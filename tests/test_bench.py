@@ -74,6 +74,14 @@ def test_quick_benchmark_prints_every_figure(tmp_path):
         assert (tmp_path / "work" / f"{name}-{tag}-round2.log").is_file()
     if shared is not None:
         assert len(runs[("eem-expert", "full")]["raw"]["walls"]) == 2
+    # The claim edit's target ratio: its rounds ran in turn with the cold build's, each
+    # round's ratio noted (a drift of the VM falls on both).
+    logs = [tmp_path / "work" / f"{name}-{tag}.log" for tag in
+            ("nosearch", "rebuild-edit", "nosearch-round2", "rebuild-edit-round2")]
+    assert [p.stat().st_mtime_ns for p in logs] == sorted(p.stat().st_mtime_ns for p in logs)
+    cold_walls, edit_walls = runs[(name, "full, no search")]["raw"]["walls"], runs[(name, edited)]["raw"]["walls"]
+    paired = ", ".join(f"{c / e:.1f}x" for c, e in zip(cold_walls, edit_walls))
+    assert f"per round {paired}" in runs[(name, edited)]["note"]
 
     # With --quick the rebuilds run at the first size: incremental, most pages kept.
     edit = runs[(name, edited)]
