@@ -89,6 +89,15 @@ def test_the_codec_gives_back_every_kind_of_value():
         encode({"when": __import__("datetime").date(2026, 1, 1)})
 
 
+def test_the_codec_gives_back_empty_containers_and_refuses_tags_it_never_writes():
+    value = {"t": (), "l": [], "m": {}, "nested": [(), [], {}]}
+    back = decode(json.loads(json.dumps(encode(value))))
+    assert back == value and [type(v) for v in back["nested"]] == [tuple, list, dict]
+    for damaged in ([True, "x"], [1.0, "x"], [9], ["X"], [None], [], "T", ["M", "odd"]):
+        with pytest.raises(ValueError):
+            decode(damaged)
+
+
 def test_a_rebuild_parses_only_the_edited_document(cli, folder, tmp_path, monkeypatch):
     source = tmp_path / "beliefs"
     shutil.copytree(folder, source)
