@@ -18,12 +18,12 @@ Inputs: seeded generated networks of each size (bench/generate.py), the shared r
            page each (title = id, status, claim, antecedent links), theme `mkdocs`, default search
            plugin, `nav: [index.md]` (belief pages not in the nav), no diagrams. Writing the
            Markdown files is not timed.
-- rebuilds (one size, default 10k), all but the last without search: a cold build
-           (`--no-search --no-cache`, row "full, no search"), and the same again with the
-           page cache as it left it (the baseline of the warm edit below); a base build filling a cache
-           (`--cache-dir`, row "rebuild base"); then, into the same site with the same cache,
-           an incremental build after editing one belief's claim, that edit again with the
-           page cache as that build left it (every other run starts with it dropped: see
+- rebuilds (one size, default 10k), all but the last without search: a base build filling
+           a cache (`--cache-dir`, row "rebuild base"); a cold build (`--no-search --no-cache`,
+           row "full, no search") and, in turn with it, into the base's site with its cache, an
+           incremental build after editing one belief's claim; the cold build again with the
+           page cache as the last edit left it (the baseline of the warm edit below); that
+           edit again with the page cache as that build left it (every other run starts with it dropped: see
            below; an edit-and-build loop finds modules, cache and site in memory), the same edit built by
            serve's build process, warm, after it built the network once: only that request is
            timed, as serve's rebuild after a save), then one after also retracting a quiet
