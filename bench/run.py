@@ -682,8 +682,8 @@ def run_rebuilds(name: str, network: Path, n: int, work: Path, rows: list[Row], 
     _note(base, "cold, fills the cache of the rebuilds below")
     # The claim edit's ratio is a target: each round runs the cold build and the edit side by
     # side, so that a drift of the VM's speed (a fifth within minutes, see "Rounds") falls on
-    # both: run all colds first, one run's colds met a slow spell (15.9 s, against 10.4 s in
-    # the run before) that its edits did not.
+    # both (when all colds ran first, one run's colds met a slow spell that its edits did not:
+    # 15.9 s, against 10.4 s in the run before).
     colds, edits, count = [], [], _rounds(n, rounds)
     for k in range(count):
         _log(f"{name}: cold build without search, round {k + 1}")

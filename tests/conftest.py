@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -79,6 +80,22 @@ def cli(capsys):
         out = capsys.readouterr()
         return code, out.out, out.err
     return run
+
+
+def stale_echoes(folder: Path) -> Path:
+    """A documents folder `folder`/beliefs where b, c and d rest on a and echo its claim, and
+    a's claim was edited since: three W503 (stale derived content) sharing one `fmt` hint."""
+    nodes = {"a": {"text": "Claim a.", "truth_value": "IN", "justifications": []}}
+    for name in "bcd":
+        nodes[name] = {"text": f"Claim {name}.", "truth_value": "IN",
+                       "justifications": [{"type": "SL", "antecedents": ["a"], "outlist": []}]}
+    (folder / "network.json").write_text(json.dumps({"nodes": nodes}), encoding="utf-8")
+    beliefs = folder / "beliefs"
+    assert main(["import", str(folder / "network.json"), "-o", str(beliefs), "-q"]) == 0
+    document = beliefs / "a.md"
+    document.write_text(document.read_text(encoding="utf-8").replace("Claim a.", "Claim a, edited."),
+                        encoding="utf-8")
+    return beliefs
 
 
 def _bad_code() -> bytes:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from site_builder.diagnostics import CODES
+from .conftest import stale_echoes
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "invalid"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
@@ -308,15 +309,7 @@ def test_a_hint_many_warnings_share_is_printed_once(tmp_path, monkeypatch, cli):
     `fmt` hint under each of them (71 at 10k) drowned the warnings. Text prints it once,
     under the first, saying how many more it is for; JSON keeps it on every item."""
     monkeypatch.chdir(tmp_path)
-    nodes = {"a": {"text": "Claim a.", "truth_value": "IN", "justifications": []}}
-    for name in "bcd":
-        nodes[name] = {"text": f"Claim {name}.", "truth_value": "IN",
-                       "justifications": [{"type": "SL", "antecedents": ["a"], "outlist": []}]}
-    Path("network.json").write_text(json.dumps({"nodes": nodes}), encoding="utf-8")
-    assert cli("import", "network.json", "-o", "beliefs")[0] == 0
-    document = Path("beliefs/a.md")
-    document.write_text(document.read_text(encoding="utf-8").replace("Claim a.", "Claim a, edited."),
-                        encoding="utf-8")
+    stale_echoes(tmp_path)
 
     code, _, err = cli("check", "beliefs")
     assert code == 0, err

@@ -39,7 +39,7 @@ import pytest
 
 from site_builder.cli import main as belief_site
 
-from .conftest import EXAMPLE, ROOT, SEED, require_shared
+from .conftest import EXAMPLE, ROOT, SEED, require_shared, stale_echoes
 from .test_security import Page, active_content, write_network
 
 PLUGIN = "site_builder.hosts.mkdocs_plugin:BeliefsPlugin"
@@ -415,25 +415,16 @@ def test_diagnostics_are_warnings_and_strict_fails_on_them(host_env, tmp_path, h
     assert "rests-on-nothing" in pages and "broken" not in pages  # a document with an error is left out
 
 
-
 def test_a_hint_many_warnings_share_is_logged_once(host_env, tmp_path):
     """As in belief-site's own output: a claim echoed by three documents, then edited, gives
     three W503s and one `fmt` hint, under the first, with how many more it is for."""
     _require("mkdocs")
-    nodes = {"a": {"text": "Claim a.", "truth_value": "IN", "justifications": []}}
-    for name in "bcd":
-        nodes[name] = {"text": f"Claim {name}.", "truth_value": "IN",
-                       "justifications": [{"type": "SL", "antecedents": ["a"], "outlist": []}]}
-    (tmp_path / "network.json").write_text(json.dumps({"nodes": nodes}), encoding="utf-8")
-    assert belief_site(["import", str(tmp_path / "network.json"), "-o", str(tmp_path / "beliefs"), "-q"]) == 0
-    document = tmp_path / "beliefs" / "a.md"
-    document.write_text(document.read_text(encoding="utf-8").replace("Claim a.", "Claim a, edited."),
-                        encoding="utf-8")
-    config = write_project(tmp_path, "mkdocs", tmp_path / "beliefs")
+    config = write_project(tmp_path, "mkdocs", stale_echoes(tmp_path))
     done = run_host(host_env, "mkdocs", config, "build", "-d", str(tmp_path / "site"))
     assert len(re.findall(r"WARNING\s+-\s+beliefs: beliefs/[bcd]\.md:\d+: W503", done.stderr)) == 3, done.stderr
     assert done.stderr.count("hint:") == 1, done.stderr
     assert "hint: run `belief-site fmt` to refresh it (and for the 2 other W503 below)" in done.stderr
+
 
 def test_path_options_may_be_relative_to_the_configuration(host_env, tmp_path):
     """Found by a plugin audit: `source: !relative $config_dir/...` (MkDocs' way to say "beside
