@@ -129,6 +129,46 @@ def test_an_incremental_build_makes_the_sites_own_files_in_the_build_process(cli
     assert tree_digest(tmp_path / "site") == _cold(cli, source, tmp_path / "cold")
 
 
+def test_an_edit_that_renders_few_pages_leaves_a_core_to_the_sites_own_files(cli, generated, tmp_path, monkeypatch):
+    """When the build process's thread makes the site's own files and the pages are few
+    (parallel.core_for_site_files), the pool has one worker fewer than --jobs: two workers
+    and that thread on two cores finished a 10k claim edit later than one worker beside it.
+    A cold build, and an edit that renders more pages, get every core; the site is the cold one."""
+    pools: list[int] = []
+
+    class Recorded(parallel.ProcessPoolExecutor):
+        def __init__(self, workers, **options):
+            pools.append(workers)
+            super().__init__(workers, **options)
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", Recorded)
+    source, edited, site, cache = tmp_path / "network.json", tmp_path / "edited.json", tmp_path / "site", tmp_path / "cache"
+    shutil.copy(generated, edited)
+    _edit(edited, _claim)
+    for share, workers in ((1.0, 1), (0.0, 2)):  # the edit's pages: few, or too many to leave a core
+        monkeypatch.setattr(parallel, "PAGES_PER_EMITTERS", share)
+        for folder in (site, cache):
+            shutil.rmtree(folder, ignore_errors=True)
+        shutil.copy(generated, source)
+        pools.clear()
+        _build(cli, source, site, "--cache-dir", cache, "-j", "2")
+        assert pools == [2]  # cold
+        shutil.copy(edited, source)
+        pools.clear()
+        rendered = SIZE - _kept(_build(cli, source, site, "--cache-dir", cache, "-j", "2"))
+        assert parallel.site_files_here(rendered, SIZE)
+        assert pools == [workers]
+        assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+
+
+def test_a_core_is_left_to_the_sites_own_files_while_the_pages_take_less_than_they_do():
+    few = round(10_000 * parallel.PAGES_PER_EMITTERS)  # 100 pages at 10k beliefs
+    assert parallel.core_for_site_files(few, 10_000, 2)
+    assert not parallel.core_for_site_files(few + 1, 10_000, 2)
+    assert parallel.core_for_site_files(2 * few, 10_000, 3)  # the other workers take twice as many
+    assert not parallel.core_for_site_files(1, 10_000, 1)  # one job: no pool to take a worker from
+
+
 def _noted_in_workers(monkeypatch, path: Path, value) -> Path:
     """`value()` written to `path` by the process rendering each belief (a worker's view)."""
     real = parallel.belief_outputs

@@ -178,13 +178,15 @@ def render(ctx: RenderContext, jobs: int = 1, reuse: Mapping[str, Sequence[Outpu
     stages = stages or Stages()
     reuse = reuse or {}
     env, counts = pages.environment(ctx), pages.belief_page_counts(ctx)
-    with parallel.renderer(ctx, env, counts, jobs, sink) as workers:
+    shown = ctx.shown()
+    rendered = [b for b in shown if b.id not in reuse]
+    here = parallel.site_files_here(len(rendered), len(shown))
+    spare = here and parallel.core_for_site_files(len(rendered), len(shown), jobs)
+    with parallel.renderer(ctx, env, counts, jobs, sink, spare) as workers:
         indexing = None
         try:
-            shown = ctx.shown()
-            rendered = [b for b in shown if b.id not in reuse]
             # With a pool these start now, beside the beliefs (in this process, for some incremental builds).
-            site = workers.site(emitters(), here=parallel.site_files_here(len(rendered), len(shown)))
+            site = workers.site(emitters(), here=here)
             fresh = workers.beliefs(rendered)  # with a pool: submitted now
             # After the fork (workers must not inherit its threads), and once they have work:
             # the records take 0.2 s of a 10k build.

@@ -5,7 +5,8 @@ without pickling it, render chunks of beliefs and write their files into the sit
 (through the writer's sink: file creation is slow on some disks, and the bytes need not
 cross a pipe); results are taken in submission order, so the output is byte-identical to
 a single-process build. The site's own files (listings, exports) are made meanwhile, by
-the pool or, when few pages are rendered, a thread of this process (`Workers.site`). With
+the pool or, when few pages are rendered, a thread of this process (`Workers.site`), for
+which the pool then leaves a core when the pages are fewer still (`core_for_site_files`). With
 one job, fewer than SERIAL_BELOW published beliefs, or where fork is unavailable,
 everything renders in this process.
 """
@@ -41,6 +42,10 @@ SERIAL_BELOW = 200
 SITE_FILES_HERE = (1 / 200, 1 / 2)
 """Shares of the published beliefs rendered from which and below which the site's own files
 are made in this process, not in the pool (`site_files_here`)."""
+
+PAGES_PER_EMITTERS = 1 / 100
+"""Belief pages whose rendering costs what the site's own files cost per published belief
+(30 us of emitters per belief at 10k, 3 ms per page in a worker): `core_for_site_files`."""
 
 PARENT_POLL = 0.5
 """Seconds between a worker's looks at whether the build that forked it still runs."""
@@ -141,6 +146,16 @@ def site_files_here(rendered: int, published: int) -> bool:
     return published * least <= rendered < published * most
 
 
+def core_for_site_files(rendered: int, published: int, jobs: int) -> bool:
+    """Whether the pool should leave one of the `jobs` cores to this process, whose thread makes
+    the site's own files (`site_files_here`): `jobs` workers and that thread would share
+    `jobs` cores while both have work. It pays while the pages' work, which one worker fewer
+    takes on, is at most (jobs - 1) times the emitters' (about PAGES_PER_EMITTERS pages per
+    published belief). A 10k claim edit renders 72 pages: with one worker the build took
+    1.23 s, with two 1.43 s (medians of 8, side by side); at 156 pages two workers won."""
+    return jobs > 1 and rendered <= (jobs - 1) * published * PAGES_PER_EMITTERS
+
+
 def _emitted(emit: Emitter, ctx: RenderContext, sink: Sink | None) -> list[OutputFile]:
     return stored(list(emit(ctx)), sink)
 
@@ -152,9 +167,10 @@ def _emit(emit: Emitter) -> list[OutputFile]:
 
 @contextmanager
 def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None, jobs: int,
-             sink: Sink | None = None) -> Iterator[Serial | Workers]:
-    """Renders beliefs and the site's files, with `jobs` processes; with a `sink` (writing
-    files into the site folder) the workers write the files themselves. Sites of fewer than
+             sink: Sink | None = None, spare: bool = False) -> Iterator[Serial | Workers]:
+    """Renders beliefs and the site's files, with `jobs` processes (one fewer in the pool when
+    `spare`: this process's thread makes the site's files, `core_for_site_files`); with a
+    `sink` (writing files into the site folder) the workers write the files themselves. Sites of fewer than
     SERIAL_BELOW published beliefs render here. A worker that dies (killed, out of memory)
     fails the build with BrokenProcessPool rather than hanging it."""
     if jobs <= 1 or len(ctx.visible) < SERIAL_BELOW or "fork" not in multiprocessing.get_all_start_methods():
@@ -163,12 +179,13 @@ def renderer(ctx: RenderContext, env: jinja2.Environment, counts: Counter | None
     # Frozen, the inherited objects are left out of the workers' collections, which would
     # otherwise walk them and so copy the pages they sit on (0.25 of 2.2 s in a 10k claim edit).
     gc.freeze()
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
+    workers = jobs - 1 if spare else jobs
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
                                initializer=_start, initargs=(ctx, env, counts, sink, os.getpid()))
     thread = ThreadPoolExecutor(1, thread_name_prefix="site files")  # its thread starts with its first task
     try:
         pool.submit(int).result()  # with fork every worker starts on the first task: now, before any thread
-        yield Workers(pool, thread, jobs, ctx, sink)
+        yield Workers(pool, thread, workers, ctx, sink)
     finally:
         try:  # the thread's running emitter ends first (a signal here still ends the pool)
             thread.shutdown(wait=True, cancel_futures=True)
