@@ -48,7 +48,8 @@ def inventory(ctx: RenderContext) -> bytes:
     shown = ctx.shown()
     lines = kept.joined([b.id for b in shown], lambda k: _line(ctx, shown[k]), "")
     kept.done()
-    return header.encode("utf-8") + zlib.compress(lines + _aliases(ctx), 6)  # 9 took half as long again, for no smaller file
+    # Level 4: 14 ms at 10k beliefs against 34 ms at 6, for a file 11% larger (217 against 195 KB).
+    return header.encode("utf-8") + zlib.compress(lines + _aliases(ctx), 4)
 
 
 def _aliases(ctx: RenderContext) -> bytes:
