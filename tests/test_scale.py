@@ -142,18 +142,17 @@ def test_an_edit_that_renders_few_pages_leaves_a_core_to_the_sites_own_files(cli
             super().__init__(workers, **options)
 
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", Recorded)
-    source, edited, site, cache = tmp_path / "network.json", tmp_path / "edited.json", tmp_path / "site", tmp_path / "cache"
+    source, edited = tmp_path / "network.json", tmp_path / "edited.json"
+    site, cache = tmp_path / "site", tmp_path / "cache"
     shutil.copy(generated, edited)
     _edit(edited, _claim)
-    for share, workers in ((1.0, 1), (0.0, 2)):  # the edit's pages: few, or too many to leave a core
+    shutil.copy(generated, source)
+    _build(cli, source, site, "--cache-dir", cache, "-j", "2")
+    assert pools == [2]  # cold
+    # The claim edited, then put back (the same pages again): their pages few, or too many to leave a core.
+    for share, workers, state in ((1.0, 1, edited), (0.0, 2, generated)):
         monkeypatch.setattr(parallel, "PAGES_PER_EMITTERS", share)
-        for folder in (site, cache):
-            shutil.rmtree(folder, ignore_errors=True)
-        shutil.copy(generated, source)
-        pools.clear()
-        _build(cli, source, site, "--cache-dir", cache, "-j", "2")
-        assert pools == [2]  # cold
-        shutil.copy(edited, source)
+        shutil.copy(state, source)
         pools.clear()
         rendered = SIZE - _kept(_build(cli, source, site, "--cache-dir", cache, "-j", "2"))
         assert parallel.site_files_here(rendered, SIZE)
