@@ -203,7 +203,8 @@ indexer = os.environ["BELIEF_BENCH_INDEXER"]
 if os.path.exists(indexer):
     os.remove(indexer)
 from site_builder.cli import leave, main
-code = main()
+from site_builder.progress import process_started
+code = main(started=process_started())  # as the console script: --profile shows the start
 runs = [json.loads(l) for l in open(indexer)] if os.path.exists(indexer) else []
 with open(stats, "w") as out:
     json.dump({"self_rss_kb": _hwm_kb(), "child_rss_kb": max([r["rss_kb"] for r in runs] or [0]),

@@ -22,7 +22,7 @@ from .load import DOCUMENTS, source_kind
 from .cache import cache_folder
 from .pipeline import build, check, exported, formatted, imported, read_back_otherwise
 from .parse.summaries import SUMMARIES, beside, read_summaries, write_summaries
-from .progress import Progress, Stages
+from .progress import START, Progress, Stages, process_started
 from .render.parallel import default_jobs
 from .write import replace_file, write_files
 
@@ -142,7 +142,8 @@ def _parser() -> argparse.ArgumentParser:
                         "last build found them)")
     cached.add_argument("--no-cache", action="store_true", help="a cold build: render everything, "
                         "neither read nor write the cache")
-    p.add_argument("--profile", action="store_true", help="print the seconds each stage took")
+    p.add_argument("--profile", action="store_true",
+                   help="print the seconds each stage took, from the process's start")
     quiet(p)
 
     p = command("serve", "build, serve on localhost and rebuild on every change",
@@ -370,6 +371,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         config = with_overrides(config, source=str(source if same else source.resolve()))
     progress = Progress(sys.stderr, "rendering beliefs")
     started, stages = time.perf_counter(), Stages(None if args.quiet else progress.phase)
+    if args.started is not None:  # the console script: its time counts from the process's start
+        stages.add(START, max(0.0, started - args.started))
+        started = min(started, args.started)
     try:
         built = build(config, out, keep_going=args.keep_going, strict=args.strict,
                       diff_base=args.diff_base, jobs=args.jobs or default_jobs(),
@@ -413,8 +417,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
 COMMANDS = {"serve": cmd_serve, "diff": cmd_diff, "build": cmd_build, "check": cmd_check, "fmt": cmd_fmt, "import": cmd_import, "export": cmd_export}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `belief-site` console script."""
+def main(argv: list[str] | None = None, started: float | None = None) -> int:
+    """Entry point of the `belief-site` console script; `started`: when its process started
+    (progress.process_started), which `build` counts its time from."""
     for stream in (sys.stdout, sys.stderr):  # a path that is not UTF-8 is printed, never a traceback
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
@@ -425,6 +430,7 @@ def main(argv: list[str] | None = None) -> int:
         before = given.index(args.command) if args.command in given else len(given)
         blamed = parser if any(u in given[:before] for u in unknown) else args.commands[args.command]
         blamed.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.started = started
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt as exc:  # what was half written is gone (the old site stays)
@@ -481,8 +487,9 @@ def leave(code: int) -> NoReturn:
 
 def console() -> NoReturn:
     """The `belief-site` console script (and `python -m site_builder.cli`)."""
+    started = process_started()
     _unwind_on_sigterm()
-    leave(main() or OK)
+    leave(main(started=started) or OK)
 
 
 if __name__ == "__main__":

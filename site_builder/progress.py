@@ -2,13 +2,31 @@
 
 from __future__ import annotations
 
+import os
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator, TextIO, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["Stages", "Progress"]
+__all__ = ["Stages", "Progress", "START", "process_started"]
+
+START = "start (interpreter, imports, settings)"
+"""The console script's time before the build: about 0.3 s, a fifth of an incremental
+build of 10,000 beliefs (not in its stages before, nor in the time it said it took)."""
+
+
+def process_started() -> float | None:
+    """When this process started, on the `time.perf_counter` clock (Linux: the start time
+    in /proc, to a clock tick); None where that is not known."""
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()  # after the command's name, which may hold spaces
+        ticks = int(fields[19])  # field 22, starttime: clock ticks after boot
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):  # not Linux (no /proc, no CLOCK_BOOTTIME)
+        return None
+    return time.perf_counter() - age
 
 
 class Stages:

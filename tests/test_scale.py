@@ -2302,6 +2302,32 @@ def test_profile_reports_seconds_per_stage(cli, tmp_path):
         assert any(line.startswith(stage) and line.rstrip().endswith(("%", " s")) for line in err.splitlines()), stage
 
 
+def test_the_console_scripts_profile_and_time_count_from_the_process_start(tmp_path):
+    """Interpreter start, imports and settings took a fifth of a 10k incremental build and
+    showed nowhere: the console script reports them as a stage, and its total and the time it
+    says it took count them (a program calling main, as these tests do, has no such stage)."""
+    done = subprocess.run([sys.executable, "-m", "site_builder", "build", str(EXAMPLE), "-o", str(tmp_path / "site"),
+                           "--profile", "--no-cache", "--no-search"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = {line.rsplit(" s", 1)[0].rsplit(None, 1)[0]: float(line.rsplit(" s", 1)[0].split()[-1])
+            for line in done.stderr.splitlines() if re.search(r"\d s( +[\d.]+%)?$", line)}
+    start, total = rows["start (interpreter, imports, settings)"], rows["total"]
+    assert list(rows)[0] == "start (interpreter, imports, settings)" and 0 < start < total
+    assert total == pytest.approx(sum(v for k, v in rows.items() if k != "total"), abs=0.02)
+    said = float(re.search(r"into \S+ in ([\d.]+) s", done.stderr).group(1))
+    assert said >= round(start, 1)
+
+
+def test_process_started_is_when_the_process_began():
+    """A child that sleeps 0.5 s first is at least that old when it asks (and not much older)."""
+    code = ("import time; time.sleep(0.5); from site_builder.progress import process_started; "
+            "print(time.perf_counter() - process_started())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert 0.5 <= float(done.stdout) < 10
+
+
 def test_stages_add_up():
     stages = Stages()
     stages.add("a", 1.0)
