@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"belief-site {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     commands: dict[str, argparse.ArgumentParser] = {}
-    parser.set_defaults(commands=commands)  # main: an unknown option is the command's usage error
+    parser.set_defaults(commands=commands, started=None)  # main: an unknown option is the command's usage error
 
     def command(name: str, help_text: str, description: str) -> argparse.ArgumentParser:
         commands[name] = sub.add_parser(name, help=help_text, description=description,
@@ -372,8 +372,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     progress = Progress(sys.stderr, "rendering beliefs")
     started, stages = time.perf_counter(), Stages(None if args.quiet else progress.phase)
     if args.started is not None:  # the console script: its time counts from the process's start
-        stages.add(START, max(0.0, started - args.started))
-        started = min(started, args.started)
+        stages.add(START, started - args.started)
+        started = args.started
     try:
         built = build(config, out, keep_going=args.keep_going, strict=args.strict,
                       diff_base=args.diff_base, jobs=args.jobs or default_jobs(),

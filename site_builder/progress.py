@@ -18,7 +18,8 @@ build of 10,000 beliefs (not in its stages before, nor in the time it said it to
 
 def process_started() -> float | None:
     """When this process started, on the `time.perf_counter` clock (Linux: the start time
-    in /proc, to a clock tick); None where that is not known."""
+    in /proc, to a clock tick: a wrapper that execs the command counts too); None where that
+    is not known, or when it is not a plausible start (a minute or more before now)."""
     try:
         with open("/proc/self/stat", "rb") as stat:
             fields = stat.read().rpartition(b")")[2].split()  # after the command's name, which may hold spaces
@@ -26,7 +27,7 @@ def process_started() -> float | None:
         age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError, AttributeError):  # not Linux (no /proc, no CLOCK_BOOTTIME)
         return None
-    return time.perf_counter() - age
+    return time.perf_counter() - age if 0.0 <= age < 60 else None
 
 
 class Stages:

@@ -2302,6 +2302,7 @@ def test_profile_reports_seconds_per_stage(cli, tmp_path):
         assert any(line.startswith(stage) and line.rstrip().endswith(("%", " s")) for line in err.splitlines()), stage
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_the_console_scripts_profile_and_time_count_from_the_process_start(tmp_path):
     """Interpreter start, imports and settings took a fifth of a 10k incremental build and
     showed nowhere: the console script reports them as a stage, and its total and the time it
@@ -2314,11 +2315,11 @@ def test_the_console_scripts_profile_and_time_count_from_the_process_start(tmp_p
             for line in done.stderr.splitlines() if re.search(r"\d s( +[\d.]+%)?$", line)}
     start, total = rows["start (interpreter, imports, settings)"], rows["total"]
     assert list(rows)[0] == "start (interpreter, imports, settings)" and 0 < start < total
-    assert total == pytest.approx(sum(v for k, v in rows.items() if k != "total"), abs=0.02)
     said = float(re.search(r"into \S+ in ([\d.]+) s", done.stderr).group(1))
-    assert said >= round(start, 1)
+    assert said >= total - 0.06  # measured after the total, from the same start (two roundings)
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_process_started_is_when_the_process_began():
     """A child that sleeps 0.5 s first is at least that old when it asks (and not much older)."""
     code = ("import time; time.sleep(0.5); from site_builder.progress import process_started; "
