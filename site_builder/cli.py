@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"belief-site {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     commands: dict[str, argparse.ArgumentParser] = {}
-    parser.set_defaults(commands=commands, started=None)  # main: an unknown option is the command's usage error
+    parser.set_defaults(commands=commands)  # main: an unknown option is the command's usage error
 
     def command(name: str, help_text: str, description: str) -> argparse.ArgumentParser:
         commands[name] = sub.add_parser(name, help=help_text, description=description,

@@ -32,7 +32,7 @@ from site_builder.cache import SEARCH_BUNDLE
 from site_builder.config import SiteConfig
 from site_builder.evaluate.queries import explain_step
 from site_builder.pipeline import check
-from site_builder.progress import Progress, Stages
+from site_builder.progress import START, Progress, Stages
 from site_builder.render import OutputFile, parallel
 from site_builder.render import pages as pages_module, rows as rows_module
 from site_builder.render.views import CLAIM_ECHO
@@ -2282,14 +2282,19 @@ def test_a_terminal_sees_the_build_read_render_and_remove_the_site_it_replaced(t
     assert _old_sites_gone(tmp_path)
 
 
+def _profile(err: str) -> dict[str, float]:
+    """--profile's rows (stage -> seconds, then "total"), in order."""
+    return {found.group(1): float(found.group(2)) for found in
+            (re.match(r"(\S.*?)\s+([\d.]+) s(?:\s+[\d.]+%)?$", line) for line in err.splitlines()) if found}
+
+
 def test_profile_reports_removing_the_replaced_site_apart_from_writing(cli, tmp_path):
     out = tmp_path / "site"
     reports = []
     for _ in range(2):
         code, _, err = cli("build", EXAMPLE, "-o", out, "--profile", "--no-cache", "--no-search")
         assert code == 0, err
-        reports.append({line.rsplit(" s", 1)[0].rsplit(None, 1)[0]: float(line.split()[-3]) for line in err.splitlines()
-                        if line.rstrip().endswith("%")})
+        reports.append(_profile(err))
     assert "remove the previous site" not in reports[0] and "remove the previous site" in reports[1]
     assert all(seconds >= 0 for report in reports for seconds in report.values())
 
@@ -2311,10 +2316,9 @@ def test_the_console_scripts_profile_and_time_count_from_the_process_start(tmp_p
                            "--profile", "--no-cache", "--no-search"],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    rows = {line.rsplit(" s", 1)[0].rsplit(None, 1)[0]: float(line.rsplit(" s", 1)[0].split()[-1])
-            for line in done.stderr.splitlines() if re.search(r"\d s( +[\d.]+%)?$", line)}
-    start, total = rows["start (interpreter, imports, settings)"], rows["total"]
-    assert list(rows)[0] == "start (interpreter, imports, settings)" and 0 < start < total
+    rows = _profile(done.stderr)
+    start, total = rows[START], rows["total"]
+    assert list(rows)[0] == START and 0 < start < total
     said = float(re.search(r"into \S+ in ([\d.]+) s", done.stderr).group(1))
     assert said >= total - 0.06  # measured after the total, from the same start (two roundings)
 
