@@ -79,7 +79,7 @@ except ImportError:  # not POSIX: builds sharing a cache are not serialised
 from . import __version__
 from .config import SiteConfig
 from .evaluate import Evaluation, as_data, from_data, inputs
-from .model import Belief, Justification, Network
+from .model import Belief, Justification, Network, Nogood
 from .render import OutputFile, RenderContext
 from .render.belief import Outputs
 from .render.pages import templates_dir
@@ -255,7 +255,8 @@ def salt(ctx: RenderContext, statuses: str, code: str) -> str:
     return digest(code, folder_digest(templates), everywhere,
                   repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
                   repr(sorted(ctx.marks.items())), repr(ctx.diff is not None),
-                  _fingerprint(structure), repr(network.nogoods), repr(network.meta), repr(network.repos))
+                  _fingerprint(structure), _fingerprint([_compared(n) for n in network.nogoods]),
+                  repr(network.meta), repr(network.repos))
 
 
 def kept_evaluation(folder: Path, network: Network, limit: int) -> Evaluation | None:
@@ -343,20 +344,20 @@ def marker_identity(out: Path) -> list[int] | None:
     return [st.st_ino, st.st_mtime_ns]
 
 
-def _compared(item: Belief | Justification) -> tuple:
-    """A belief's or justification's content: every field but where it was read (no page
-    shows a line, and an edit above it moves every later line). The IN/OUT tags written
-    before ids are content: they decide whether a justification citing an id outside the
-    network holds."""
+def _compared(item: Belief | Justification | Nogood) -> tuple:
+    """A belief's, justification's or nogood's content: every field but where it was read
+    (no page shows a line, and an edit above it moves every later line: a nogood's line
+    moves with any line added to the nodes before it). The IN/OUT tags written before ids
+    are content: they decide whether a justification citing an id outside the network holds."""
     values = _CONTENT[type(item)](item)
-    if type(item) is Justification:
+    if type(item) is not Belief:
         return values
     return (*values[:_JUSTIFICATIONS], [_CONTENT[Justification](j) for j in item.justifications],
             *values[_JUSTIFICATIONS + 1:])
 
 
 _LOCATION = {"path", "line", "ante_lines", "out_lines"}
-_NAMES = {kind: [f.name for f in fields(kind) if f.name not in _LOCATION] for kind in (Belief, Justification)}
+_NAMES = {kind: [f.name for f in fields(kind) if f.name not in _LOCATION] for kind in (Belief, Justification, Nogood)}
 # attrgetter reads every field in one call: 10,000 beliefs' contents in 0.02 s, not 0.1.
 _CONTENT = {kind: attrgetter(*names) for kind, names in _NAMES.items()}
 _JUSTIFICATIONS = _NAMES[Belief].index("justifications")

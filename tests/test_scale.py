@@ -1717,6 +1717,22 @@ def test_graphviz_diagrams_turn_reuse_off(cli, generated, tmp_path):
     assert code == 0 and "kept" not in err, err
 
 
+def test_lines_added_above_a_network_jsons_nogoods_keep_every_page(cli, generated, tmp_path):
+    """A nogood carries its line for diagnostics only, and no page shows it: lines added to
+    the nodes before it (blank ones here; a node's metadata written out over more lines, say)
+    must not count as a change of the network (every page rendered again)."""
+    data = json.loads(generated.read_text(encoding="utf-8"))
+    data["nogoods"] = [{"id": "nogood-1", "nodes": sorted(data["nodes"])[:2], "discovered": "2026-12-07",
+                        "resolution": ""}]
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    source, site, cache = tmp_path / "network.json", tmp_path / "site", tmp_path / "cache"
+    source.write_text(text, encoding="utf-8")
+    _build(cli, source, site, "--cache-dir", cache)
+    source.write_text(text.replace('"nodes": {', '"nodes": {\n\n', 1), encoding="utf-8")
+    assert _kept(_build(cli, source, site, "--cache-dir", cache)) == SIZE
+    assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
+
+
 def test_a_claim_edit_that_moves_lines_in_a_document_stays_incremental(cli, tmp_path):
     """Justifications carry their line for diagnostics; a longer claim moves them, which
     must not count as a change of the network's structure (a cold build)."""
