@@ -64,7 +64,7 @@ from functools import cache, cached_property, partial
 from importlib.util import find_spec
 from itertools import accumulate
 from operator import attrgetter
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path, PurePath
 from typing import Callable, Iterable, Iterator, Mapping
 
@@ -253,10 +253,18 @@ def salt(ctx: RenderContext, statuses: str, code: str) -> str:
     # folder may show them on every page (render.pages.belief_page_counts).
     everywhere = statuses if config.templates else ""
     return digest(code, folder_digest(templates), everywhere,
-                  repr(config), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
+                  repr(_resolved(config)), repr(sorted(ctx.visible)), repr(sorted(ctx.documents.items())),
                   repr(sorted(ctx.marks.items())), repr(ctx.diff is not None),
                   _fingerprint(structure), _fingerprint([_compared(n) for n in network.nogoods]),
                   repr(network.meta), repr(network.repos))
+
+
+def _resolved(config: SiteConfig) -> SiteConfig:
+    """The config with its source and its own path resolved: no page shows how they were
+    spelled, and `belief-site build beliefs` after `serve` (which resolves the source) or
+    after a build given `./beliefs/` or the absolute path must keep the pages."""
+    return replace(config, source=os.path.realpath(config.source_path()),
+                   config_path=config.config_path and os.path.realpath(config.config_path))
 
 
 def kept_evaluation(folder: Path, network: Network, limit: int) -> Evaluation | None:

@@ -1733,6 +1733,24 @@ def test_lines_added_above_a_network_jsons_nogoods_keep_every_page(cli, generate
     assert tree_digest(site) == _cold(cli, source, tmp_path / "cold")
 
 
+@pytest.mark.parametrize("kind", ["network.json", "documents"])
+def test_a_source_spelled_otherwise_keeps_every_page(cli, generated, tmp_path, monkeypatch, kind):
+    """No page shows how the source was spelled: given relative, absolute, with `./` and a
+    trailing slash, or resolved as `serve` has it, the same source keeps every page."""
+    name = "network.json" if kind == "network.json" else "beliefs"
+    if kind == "network.json":
+        shutil.copyfile(generated, tmp_path / name)
+    else:
+        shutil.copytree(EXAMPLE, tmp_path / name)
+    count = SIZE if kind == "network.json" else len(list(EXAMPLE.glob("*.md")))
+    monkeypatch.chdir(tmp_path)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    _build(cli, Path(name), site, "--cache-dir", cache)
+    for spelled in (str(tmp_path / name), f"./{name}/" if kind == "documents" else f"./{name}", name):
+        assert _kept(_build(cli, spelled, site, "--cache-dir", cache)) == count, spelled
+    assert tree_digest(site) == _cold(cli, Path(name), tmp_path / "cold")
+
+
 def test_a_claim_edit_that_moves_lines_in_a_document_stays_incremental(cli, tmp_path):
     """Justifications carry their line for diagnostics; a longer claim moves them, which
     must not count as a change of the network's structure (a cold build)."""
