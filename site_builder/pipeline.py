@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 from .checks import at_status_lines, check_documents
-from .diff import alias_problems, compare, read_side, side_of
+from .diff.aliases import alias_problems
 from .diagnostics import Diagnostic, os_problem
 from .evaluate import DEFAULT_LIMIT, Evaluation, evaluate
 from .fmt import encode, format_document
@@ -257,6 +257,7 @@ def _build(config: SiteConfig, out: Path, keep_going: bool, strict: bool, diff_b
         diagnostics += diagrams.diagnostics
     if diff_base:
         with stages.stage("diff"):
+            from .diff import compare, read_side, side_of  # here: only builds given a base compare
             base = read_side(diff_base, source, limit=config.panel_max_items)
             unreadable = [d for d in base.diagnostics if d.code == "E802"]
             if unreadable:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .config import load_config, url_text
 from .diagnostics import counted, format_all
-from .diff import FORMATS, compare, read_side, render
+from .diff.report import FORMATS
 from .write import replace_file
 
 USAGE, CHANGED, OK = 2, 1, 0
@@ -45,6 +45,8 @@ def _errors(side) -> list:
 
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the diff; returns the exit code."""
+    from .diff import compare, read_side, render  # here: every other command parses its arguments too
+
     config, problems = load_config(args.config)
     if problems:
         print(format_all(problems, "text"), file=sys.stderr)

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from collections import Counter
 from dataclasses import dataclass, fields
 from html.parser import HTMLParser
@@ -809,3 +810,13 @@ def test_a_side_with_errors_is_said_in_every_report(history, cli, monkeypatch):
     assert "warning: beliefs has 1 error: beliefs that could not be read are missing" in out
     code, out, _ = cli("diff", "git:HEAD:beliefs", "git:HEAD:beliefs", "--format", "json")
     assert json.loads(out)["errors"] == {"base": 0, "head": 0}
+
+
+def test_a_build_does_not_import_the_comparison():
+    """A build needs the diff package's aliases alone: comparing two sides (every record
+    kind, git) is imported by `diff`, `check --base` and `build --diff-base` only."""
+    code = ("import sys, site_builder.cli, site_builder.diff as d; "
+            "print(sorted(m for m in sys.modules if m in ('site_builder.diff.compare', 'site_builder.diff.sides'))); "
+            "d.compare; print(sorted(m for m in sys.modules if m == 'site_builder.diff.compare'))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["[]", "['site_builder.diff.compare']"]

@@ -8,14 +8,15 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from ..diagnostics import Diagnostic
 from ..ids import document_path, id_problem
 from ..model import Belief, Network
-from .compare import ALIAS, find_renames
 from .fields import aliases_of
-from .sides import Side
+
+if TYPE_CHECKING:
+    from .sides import Side
 
 __all__ = ["redirects", "alias_problems", "vanished", "CODES"]
 
@@ -82,6 +83,8 @@ def _at(belief: Belief, message: str, hint: str = "") -> Diagnostic:
 def vanished(base: Side, head: Side) -> list[Diagnostic]:
     """E410 for every base id missing from the head that no head belief lists as an alias, and
     for every alias of the base (a redirect page) the head neither keeps nor uses as an id."""
+    from .compare import ALIAS, find_renames  # here: builds need the aliases, not the comparison
+
     renames = find_renames(base, head)
     gone = sorted(i for i in base.beliefs if i not in head.beliefs)
     unreadable = _unreadable(head, gone) if gone else set()

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 from markupsafe import escape
 
 from .. import urls
-from ..diff import redirects
+from ..diff.aliases import redirects
 from ..diff.records import FieldChange
 from ..diff.textdiff import lines
 from . import OutputFile, RenderContext
