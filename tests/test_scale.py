@@ -1749,7 +1749,7 @@ def test_a_source_spelled_otherwise_keeps_every_page(cli, generated, tmp_path, m
     for spelled in (str(tmp_path / name), f"./{name}/" if kind == "documents" else f"./{name}", name):
         assert _kept(_build(cli, spelled, site, "--cache-dir", cache)) == count, spelled
     cold = _cold(cli, Path(name), tmp_path / "cold")
-    assert tree_digest(site) == cold == _cold(cli, tmp_path / f"./{name}/", tmp_path / "cold-absolute")
+    assert tree_digest(site) == cold == _cold(cli, tmp_path / name, tmp_path / "cold-absolute")
 
 
 def test_a_claim_edit_that_moves_lines_in_a_document_stays_incremental(cli, tmp_path):

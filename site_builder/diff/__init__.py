@@ -15,14 +15,6 @@ Hosts: `belief-site diff` (review.py), `build --diff-base` (the changes page),
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .aliases import CODES, alias_problems, redirects, vanished
-    from .compare import compare, find_renames
-    from .records import Edited, Entry, FieldChange, Flip, NetworkDiff, Renamed, to_json
-    from .report import FORMATS, render, summary_line
-    from .sides import Side, read_side, side_of
 
 _MODULES = {
     "aliases": ("CODES", "alias_problems", "redirects", "vanished"),
